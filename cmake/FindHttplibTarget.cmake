@@ -1,0 +1,23 @@
+# Finds cpp-httplib for studentsvc::testing and wraps it as the target
+# `studentsvc_httplib`: Debian's compiled library through pkg-config first,
+# then the CMake package (vcpkg, upstream install).
+if(TARGET studentsvc_httplib)
+  return()
+endif()
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(STUDENTSVC_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+endif()
+if(TARGET PkgConfig::STUDENTSVC_HTTPLIB)
+  add_library(studentsvc_httplib INTERFACE)
+  target_link_libraries(studentsvc_httplib INTERFACE PkgConfig::STUDENTSVC_HTTPLIB)
+else()
+  find_package(httplib CONFIG QUIET)
+  if(TARGET httplib::httplib)
+    add_library(studentsvc_httplib INTERFACE)
+    target_link_libraries(studentsvc_httplib INTERFACE httplib::httplib)
+  endif()
+endif()
+if(NOT TARGET studentsvc_httplib)
+  message(STATUS "studentsvc: cpp-httplib not found; studentsvc::testing is not available")
+endif()

@@ -1,0 +1,48 @@
+#pragma once
+/// @file conversation.hpp
+/// @brief ConversationRequest and RawResponse for `/conversation`, whose method
+/// and payloads the interface does not show: the SDK passes them through.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/options.hpp>
+
+namespace studentsvc {
+
+/// @brief One call to `{base_url}/conversation[/sub_path][?query]`.
+struct ConversationRequest {
+  std::string method = "GET";  ///< Any HTTP method token.
+  /// Appended below `/conversation`; each segment is percent-encoded, "." and ".." are refused.
+  std::string sub_path;
+  /// Query parameters, percent-encoded, in this order.
+  std::vector<std::pair<std::string, std::string>> query;
+  std::string body;
+  /// `Content-Type` of the body; "application/json" when a body is given without one.
+  std::string content_type;
+  /// Retried on transient failures only when true: the SDK cannot know whether
+  /// an unknown method is safe to repeat.
+  bool idempotent = false;
+  CallOptions call;
+};
+
+/// @brief A 2xx answer of `/conversation` as it came: status, headers, body.
+struct RawResponse {
+  int status = 0;
+  Headers headers;
+  std::string body;
+
+  /// @brief The body parsed as JSON; ErrorKind::decode when it is not JSON.
+  [[nodiscard]] Result<nlohmann::json> json() const {
+    auto j = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+    if (j.is_discarded()) return make_error(ErrorKind::decode, "conversation body is not valid JSON", status);
+    return j;
+  }
+};
+
+}  // namespace studentsvc

@@ -1,0 +1,192 @@
+#pragma once
+/// @file errors.hpp
+/// @brief ErrorKind, ApiError, the Result alias and the decoding of the
+/// service's error bodies (WebApiInvalidModel, SimpleMessageModel, AuthErrorBody).
+
+#include <cstddef>
+#include <expected>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace studentsvc {
+
+/// @brief What went wrong, one value per row of the error table.
+enum class ErrorKind {
+  invalid_argument,  ///< Bad input caught before anything was sent (status 0).
+  transport,         ///< DNS, connect, TLS, timeout, reset, body over the cap (status 0).
+  bad_request,       ///< 400: WebApiInvalidModel, with `model_state`.
+  unauthorized,      ///< 401: AuthErrorBody `detail` or SimpleMessageModel `message`.
+  not_found,         ///< 404: SimpleMessageModel.
+  http_status,       ///< Any other non-2xx status.
+  decode,            ///< A 2xx whose body is not the documented JSON.
+};
+
+/// @brief The stable lower-case name of a kind ("not_found", ...).
+[[nodiscard]] constexpr std::string_view to_string(ErrorKind kind) noexcept {
+  switch (kind) {
+    case ErrorKind::invalid_argument: return "invalid_argument";
+    case ErrorKind::transport: return "transport";
+    case ErrorKind::bad_request: return "bad_request";
+    case ErrorKind::unauthorized: return "unauthorized";
+    case ErrorKind::not_found: return "not_found";
+    case ErrorKind::http_status: return "http_status";
+    case ErrorKind::decode: return "decode";
+  }
+  return "unknown";
+}
+
+/// @brief Per-name arrays of messages, as in the interface's `modelState`.
+using ModelState = std::map<std::string, std::vector<std::string>, std::less<>>;
+
+/// @brief The error value of every call. Never holds a credential or a JWT.
+struct ApiError {
+  ErrorKind kind = ErrorKind::transport;
+  /// HTTP status; 0 when nothing came back (invalid_argument, transport).
+  int status = 0;
+  /// One human-readable sentence: the server's `message`, or the SDK's reason.
+  std::string message;
+  /// AuthErrorBody `detail` (401 for a missing or incorrect API key).
+  std::string detail;
+  /// WebApiInvalidModel `modelState` (400).
+  ModelState model_state;
+  /// The start of a body that did not decode (an HTML page from a proxy, ...).
+  std::string body_excerpt;
+  /// True when trying again may succeed (transport failures, 408/429/5xx).
+  bool retryable = false;
+  /// Server-requested wait from `Retry-After`, in milliseconds; -1 when absent.
+  long long retry_after_ms = -1;
+  /// How many attempts were made before giving up (0 when nothing was sent).
+  int attempts = 0;
+
+  friend bool operator==(const ApiError&, const ApiError&) = default;
+};
+
+/// @brief The result of every call: the value or an ApiError. No call throws.
+template <class T>
+using Result = std::expected<T, ApiError>;
+
+/// @brief Shorthand for `std::unexpected(ApiError{...})` with kind and message.
+[[nodiscard]] inline std::unexpected<ApiError> make_error(ErrorKind kind, std::string message,
+                                                          int status = 0) {
+  ApiError e;
+  e.kind = kind;
+  e.status = status;
+  e.message = std::move(message);
+  return std::unexpected(std::move(e));
+}
+
+/// @brief True for the statuses the retry policy treats as transient.
+[[nodiscard]] constexpr bool is_retryable_status(int status) noexcept {
+  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 ||
+         status == 504;
+}
+
+namespace detail {
+
+/// Longest part of an undecodable body kept in `ApiError::body_excerpt`.
+inline constexpr std::size_t body_excerpt_limit = 256;
+
+/// Cuts `body` to the excerpt limit without splitting a UTF-8 sequence, and
+/// replaces control characters so the excerpt prints on one line.
+[[nodiscard]] inline std::string excerpt(std::string_view body) {
+  std::size_t n = body.size() <= body_excerpt_limit ? body.size() : body_excerpt_limit;
+  while (n > 0 && n < body.size() && (static_cast<unsigned char>(body[n]) & 0xC0U) == 0x80U) --n;
+  std::string out(body.substr(0, n));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  if (n < body.size()) out += "...";
+  return out;
+}
+
+[[nodiscard]] inline std::string string_member(const nlohmann::json& object, std::string_view key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
+[[nodiscard]] inline ModelState decode_model_state(const nlohmann::json& object) {
+  ModelState state;
+  if (!object.is_object()) return state;
+  auto it = object.find("modelState");
+  if (it == object.end() || !it->is_object()) return state;
+  for (const auto& [name, messages] : it->items()) {
+    auto& list = state[name];
+    if (messages.is_array()) {
+      for (const auto& m : messages) {
+        if (m.is_string()) list.push_back(m.get<std::string>());
+      }
+    } else if (messages.is_string()) {
+      list.push_back(messages.get<std::string>());
+    }
+  }
+  return state;
+}
+
+[[nodiscard]] inline std::string default_status_message(int status) {
+  switch (status) {
+    case 400: return "bad request";
+    case 401: return "unauthorized";
+    case 403: return "forbidden";
+    case 404: return "not found";
+    case 408: return "request timeout";
+    case 429: return "too many requests";
+    case 500: return "internal server error";
+    case 502: return "bad gateway";
+    case 503: return "service unavailable";
+    case 504: return "gateway timeout";
+    default: return "HTTP status " + std::to_string(status);
+  }
+}
+
+}  // namespace detail
+
+/// @brief Maps a non-2xx status and its body to an ApiError.
+///
+/// The body is decoded as the interface's error objects when it is JSON; a body
+/// that is not JSON (an HTML page from a proxy) still maps by status alone.
+[[nodiscard]] inline ApiError decode_error_body(int status, std::string_view body) {
+  ApiError e;
+  e.status = status;
+  e.retryable = is_retryable_status(status);
+  switch (status) {
+    case 400: e.kind = ErrorKind::bad_request; break;
+    case 401: e.kind = ErrorKind::unauthorized; break;
+    case 404: e.kind = ErrorKind::not_found; break;
+    default: e.kind = ErrorKind::http_status; break;
+  }
+  const auto json = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  const bool decoded = json.is_object();
+  if (decoded) {
+    e.message = detail::string_member(json, "message");
+    e.detail = detail::string_member(json, "detail");
+    if (e.kind == ErrorKind::bad_request) e.model_state = detail::decode_model_state(json);
+  }
+  if (e.message.empty()) e.message = e.detail.empty() ? detail::default_status_message(status) : e.detail;
+  if ((!decoded || e.kind == ErrorKind::http_status) && !body.empty()) e.body_excerpt = detail::excerpt(body);
+  return e;
+}
+
+/// @brief One readable line: `not_found (404): Student not found`.
+///
+/// Holds only what the server or the SDK said; credentials never reach an ApiError.
+[[nodiscard]] inline std::string to_string(const ApiError& error) {
+  std::string out(to_string(error.kind));
+  if (error.status != 0) out += " (" + std::to_string(error.status) + ")";
+  out += ": ";
+  out += error.message;
+  if (!error.detail.empty() && error.detail != error.message) out += " [" + error.detail + "]";
+  for (const auto& [name, messages] : error.model_state) {
+    for (const auto& m : messages) out += "; " + name + ": " + m;
+  }
+  if (error.retryable) out += " (retryable)";
+  return out;
+}
+
+}  // namespace studentsvc

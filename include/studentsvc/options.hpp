@@ -1,0 +1,129 @@
+#pragma once
+/// @file options.hpp
+/// @brief ClientOptions, CallOptions, RetryPolicy and ClientOptions::from_env().
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <studentsvc/auth.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/logging.hpp>
+
+namespace studentsvc {
+
+/// @brief Retries for idempotent calls: transport failures and 408/429/500/502/503/504.
+///
+/// The wait before retry n (n = 1, 2, ...) is uniform in
+/// [0, min(max_backoff, initial_backoff * 2^(n-1))] ("full jitter"), or the
+/// server's `Retry-After` (seconds or HTTP-date) capped at max_retry_after.
+/// No retry starts once max_total_time would be passed.
+struct RetryPolicy {
+  int max_attempts = 3;  ///< Attempts in all, the first included; 1 turns retries off.
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{5'000};
+  std::chrono::milliseconds max_retry_after{30'000};  ///< Cap on a server's `Retry-After`.
+  std::chrono::milliseconds max_total_time{60'000};   ///< Bound on all attempts and waits.
+  /// Seeds the jitter generator (for reproducible tests); unset: std::random_device.
+  std::optional<std::uint64_t> jitter_seed;
+
+  /// @brief A policy that makes exactly one attempt.
+  [[nodiscard]] static RetryPolicy none() {
+    RetryPolicy p;
+    p.max_attempts = 1;
+    return p;
+  }
+};
+
+/// @brief Client-wide settings. A CallOptions value overrides the matching field per call.
+///
+/// A value type: copy it, change it, build a Client from it.
+struct ClientOptions {
+  /// `https://host[:port][/prefix]`; calls append `/students/v2/students/...`
+  /// and `/conversation` to it (trailing slashes are dropped).
+  std::string base_url;
+  /// Credentials and which headers carry them (x-api-key, svc-api-key, Basic).
+  AuthPolicy auth;
+  /// `svc-api-version` on the student endpoints.
+  std::string api_version = "2.0";
+  /// PEM file of trusted CAs; empty: the system's store. Verification is always on.
+  std::string ca_bundle;
+  /// Explicit proxy URL; empty: libcurl's environment (`https_proxy`, `no_proxy`, ...).
+  std::string proxy;
+  /// Allows `http://` base URLs, and only to 127.0.0.0/8, ::1 or localhost.
+  bool allow_insecure_loopback = false;
+  std::chrono::milliseconds connect_timeout = default_connect_timeout;
+  std::chrono::milliseconds timeout = default_request_timeout;
+  std::size_t max_response_bytes = default_max_response_bytes;
+  RetryPolicy retry;
+  Logger logger;
+  /// The HTTP stack; null: a CurlTransport built from the fields above.
+  std::shared_ptr<Transport> transport;
+
+  /// @brief Reads the `STUDENTSVC_*` environment (see the README's table).
+  ///
+  /// `STUDENTSVC_BASE_URL` and `STUDENTSVC_API_KEY` are required;
+  /// `STUDENTSVC_SVC_API_KEY` defaults to the API key ("off" turns the header
+  /// off); `STUDENTSVC_NETWORK_ID` and `STUDENTSVC_PASSWORD` go together.
+  [[nodiscard]] static Result<ClientOptions> from_env() {
+    return from_env([](std::string_view name) -> std::optional<std::string> {
+      const std::string key(name);
+      // std::getenv is only read here, never written, so concurrent calls are safe.
+      if (const char* v = std::getenv(key.c_str()); v != nullptr) return std::string(v);  // NOLINT(concurrency-mt-unsafe)
+      return std::nullopt;
+    });
+  }
+
+  /// @brief Like from_env(), with the lookup supplied (for tests and config files).
+  [[nodiscard]] static Result<ClientOptions> from_env(
+      const std::function<std::optional<std::string>(std::string_view)>& lookup) {
+    auto get = [&](std::string_view name) {
+      auto v = lookup(name);
+      return v && !v->empty() ? v : std::nullopt;
+    };
+    ClientOptions o;
+    auto base = get("STUDENTSVC_BASE_URL");
+    if (!base) return make_error(ErrorKind::invalid_argument, "STUDENTSVC_BASE_URL is not set");
+    o.base_url = *base;
+    auto key = get("STUDENTSVC_API_KEY");
+    if (!key) return make_error(ErrorKind::invalid_argument, "STUDENTSVC_API_KEY is not set");
+    o.auth.api_key = *key;
+    if (auto svc = get("STUDENTSVC_SVC_API_KEY")) {
+      if (*svc == "off") {
+        o.auth.svc_api_key_mode = SvcApiKeyMode::off;
+      } else {
+        o.auth.svc_api_key_mode = SvcApiKeyMode::custom;
+        o.auth.svc_api_key = *svc;
+      }
+    }
+    auto network_id = get("STUDENTSVC_NETWORK_ID");
+    auto password = get("STUDENTSVC_PASSWORD");
+    if (network_id.has_value() != password.has_value()) {
+      return make_error(ErrorKind::invalid_argument, "STUDENTSVC_NETWORK_ID and STUDENTSVC_PASSWORD must be set together");
+    }
+    if (network_id) o.auth.basic = BasicCredential{*network_id, *password};
+    if (auto v = get("STUDENTSVC_API_VERSION")) o.api_version = *v;
+    if (auto v = get("STUDENTSVC_CA_BUNDLE")) o.ca_bundle = *v;
+    return o;
+  }
+};
+
+/// @brief Per-call settings; each set field beats the ClientOptions one.
+struct CallOptions {
+  /// `svc-user-jwt` for get_student: only the token's own student is returned.
+  std::optional<std::string> user_jwt;
+  std::optional<std::string> api_version;
+  std::optional<std::chrono::milliseconds> connect_timeout;
+  std::optional<std::chrono::milliseconds> timeout;
+  std::optional<std::size_t> max_response_bytes;
+  std::optional<RetryPolicy> retry;
+};
+
+}  // namespace studentsvc

@@ -1,0 +1,110 @@
+#pragma once
+/// @file requests.hpp
+/// @brief Builds the HttpRequest of each call: validate the input, build URL and
+/// headers, let the AuthPolicy add its credentials, then check every header.
+/// Nothing is sent by these functions; a test can call each alone.
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <studentsvc/auth.hpp>
+#include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/header_validation.hpp>
+#include <studentsvc/detail/url.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/models.hpp>
+#include <studentsvc/options.hpp>
+#include <studentsvc/version.hpp>
+
+namespace studentsvc {
+
+/// @brief `GET /students/v2/students/{perm}`, appended to the base URL.
+inline constexpr std::string_view student_path = "/students/v2/students/";
+/// @brief `GET /students/v2/students/current`.
+inline constexpr std::string_view current_student_path = "/students/v2/students/current";
+/// @brief `/conversation`.
+inline constexpr std::string_view conversation_path = "/conversation";
+
+namespace detail {
+
+/// Timeouts and the body cap: the call's value when set, else the client's.
+inline void apply_limits(HttpRequest& request, const ClientOptions& client, const CallOptions& call) {
+  request.connect_timeout = call.connect_timeout.value_or(client.connect_timeout);
+  request.timeout = call.timeout.value_or(client.timeout);
+  request.max_response_bytes = call.max_response_bytes.value_or(client.max_response_bytes);
+}
+
+[[nodiscard]] inline Result<HttpRequest> build_student_request(const BaseUrl& base, const ClientOptions& client,
+                                                              Endpoint endpoint, std::string url_path,
+                                                              std::string_view user_jwt, const CallOptions& call) {
+  HttpRequest request;
+  request.url = base.join(url_path);
+  request.headers.reserve(7);
+  if (auto r = client.auth.apply(endpoint, user_jwt, request.headers); !r) return std::unexpected(std::move(r.error()));
+  const std::string& version = call.api_version ? *call.api_version : client.api_version;
+  if (version.empty()) return make_error(ErrorKind::invalid_argument, "svc-api-version must not be empty");
+  request.headers.set("svc-api-version", version);
+  request.headers.set("Accept", "application/json, text/json");
+  request.headers.set("User-Agent", std::string(user_agent));
+  apply_limits(request, client, call);
+  if (auto r = validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
+  return request;
+}
+
+}  // namespace detail
+
+/// @brief The request of Client::get_student. Fails with invalid_argument when
+/// `perm` is not 7 ASCII digits or a header value is unsafe.
+[[nodiscard]] inline Result<HttpRequest> build_get_student_request(const detail::BaseUrl& base,
+                                                                  const ClientOptions& client, std::string_view perm,
+                                                                  const CallOptions& call = {}) {
+  if (!is_valid_perm(perm)) {
+    return make_error(ErrorKind::invalid_argument,
+                      "perm must be exactly 7 ASCII digits (got " + std::to_string(perm.size()) + " characters)");
+  }
+  std::string path;
+  path.reserve(student_path.size() + perm.size());
+  path.append(student_path).append(perm);
+  const std::string_view jwt = call.user_jwt ? std::string_view(*call.user_jwt) : std::string_view{};
+  return detail::build_student_request(base, client, Endpoint::get_student, std::move(path), jwt, call);
+}
+
+/// @brief The request of Client::current_student; the JWT is required and opaque.
+[[nodiscard]] inline Result<HttpRequest> build_current_student_request(const detail::BaseUrl& base,
+                                                                      const ClientOptions& client,
+                                                                      std::string_view user_jwt,
+                                                                      const CallOptions& call = {}) {
+  return detail::build_student_request(base, client, Endpoint::current_student, std::string(current_student_path),
+                                       user_jwt, call);
+}
+
+/// @brief The request of Client::conversation: method, sub-path, query and body as given.
+[[nodiscard]] inline Result<HttpRequest> build_conversation_request(const detail::BaseUrl& base,
+                                                                   const ClientOptions& client,
+                                                                   const ConversationRequest& conversation) {
+  if (!detail::is_valid_header_name(conversation.method)) {
+    return make_error(ErrorKind::invalid_argument, "conversation method must be an HTTP token such as GET or POST");
+  }
+  auto sub = detail::encode_sub_path(conversation.sub_path);
+  if (!sub) return std::unexpected(std::move(sub.error()));
+  HttpRequest request;
+  request.method = conversation.method;
+  request.url = base.join(std::string(conversation_path) + *sub + detail::encode_query(conversation.query));
+  if (auto r = client.auth.apply(Endpoint::conversation, {}, request.headers); !r) {
+    return std::unexpected(std::move(r.error()));
+  }
+  request.headers.set("Accept", "application/json");
+  request.headers.set("User-Agent", std::string(user_agent));
+  if (!conversation.body.empty() || !conversation.content_type.empty()) {
+    request.headers.set("Content-Type",
+                        conversation.content_type.empty() ? std::string("application/json") : conversation.content_type);
+  }
+  request.body = conversation.body;
+  detail::apply_limits(request, client, conversation.call);
+  if (auto r = detail::validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
+  return request;
+}
+
+}  // namespace studentsvc

@@ -1,0 +1,60 @@
+#pragma once
+/// @file responses.hpp
+/// @brief Maps what the transport returned to each call's Result: a transport
+/// error passes through, a non-2xx decodes the error body, a 2xx decodes the model.
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include <studentsvc/conversation.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/models.hpp>
+#include <studentsvc/retry.hpp>
+
+namespace studentsvc {
+
+/// @brief The ApiError of a non-2xx response, with `Retry-After` when the server sent one.
+[[nodiscard]] inline ApiError error_from_response(const HttpResponse& response) {
+  ApiError e = decode_error_body(response.status, response.body);
+  if (const auto header = response.headers.find("Retry-After")) {
+    if (const auto wait = parse_retry_after(*header, std::chrono::system_clock::now())) {
+      e.retry_after_ms = wait->count();
+    }
+  }
+  return e;
+}
+
+/// @brief Maps a student endpoint's outcome. `/current` answers a StudentMinimal,
+/// so for Endpoint::current_student only the basic fields are kept.
+[[nodiscard]] inline Result<StudentExtended> map_student_response(const Result<HttpResponse>& outcome,
+                                                                  Endpoint endpoint) {
+  if (!outcome) return std::unexpected(outcome.error());
+  const HttpResponse& response = *outcome;
+  if (!response.ok()) return std::unexpected(error_from_response(response));
+  Result<StudentExtended> student;
+  if (endpoint == Endpoint::current_student) {
+    auto minimal = decode_student_minimal(response.body);
+    if (minimal) {
+      StudentExtended s;
+      static_cast<StudentMinimal&>(s) = std::move(*minimal);
+      student = std::move(s);
+    } else {
+      student = std::unexpected(std::move(minimal.error()));
+    }
+  } else {
+    student = decode_student(response.body);
+  }
+  if (!student) student.error().status = response.status;
+  return student;
+}
+
+/// @brief Maps a `/conversation` outcome: 2xx as it came, anything else an ApiError.
+[[nodiscard]] inline Result<RawResponse> map_conversation_response(Result<HttpResponse>&& outcome) {
+  if (!outcome) return std::unexpected(std::move(outcome.error()));
+  if (!outcome->ok()) return std::unexpected(error_from_response(*outcome));
+  return RawResponse{outcome->status, std::move(outcome->headers), std::move(outcome->body)};
+}
+
+}  // namespace studentsvc

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what studentsvc needs on Debian 12 (bookworm), skipping what is
+# already there. Run as root (or with sudo available).
+#   scripts/install-deps.sh            build, tests and demo
+#   scripts/install-deps.sh --ci       plus clang-16/libc++ (sanitizers, fuzzing) and doxygen
+#   scripts/install-deps.sh --bench    plus the benchmark's tools
+set -euo pipefail
+
+packages=(cmake ninja-build g++ pkg-config git ca-certificates openssl libssl-dev
+          libcurl4-openssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --ci) packages+=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev doxygen python3) ;;
+    --bench) packages+=(nginx-light python3 python3-requests valgrind gnuplot-nox) ;;
+    *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

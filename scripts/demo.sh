@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The README's demo command: installs what is missing, builds the studentsvc
+# tool, and runs it against the bundled mock server (in the same process).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --workflow --preset demo
+echo "\$ studentsvc --mock get 1234567"
+./build/dev/examples/studentsvc --mock get 1234567
+echo "\$ studentsvc --mock --format table current"
+./build/dev/examples/studentsvc --mock --format table current

@@ -1,1 +1,99 @@
-# install rules: see issue 5
+# Install rules (included when STUDENTSVC_INSTALL is ON, the default for a
+# top-level build): the headers, the CMake package (studentsvcConfig.cmake, its
+# version file and the exported targets) and the pkg-config file.
+#
+#   <prefix>/include/studentsvc/...                      headers, testing/ included
+#   <prefix>/share/cmake/studentsvc/studentsvcConfig.cmake  (+ ConfigVersion, Targets, TestingTargets)
+#   <prefix>/share/pkgconfig/studentsvc.pc
+#
+# The library is header-only and architecture-independent, so everything goes
+# under share/ (as nlohmann_json does); both locations are cache variables for
+# packagers (vcpkg's port moves the CMake files to share/studentsvc).
+include(CMakePackageConfigHelpers)
+
+set(STUDENTSVC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_DATADIR}/cmake/studentsvc"
+    CACHE STRING "Where studentsvcConfig.cmake goes, relative to the install prefix")
+set(STUDENTSVC_INSTALL_PKGCONFIGDIR "${CMAKE_INSTALL_DATADIR}/pkgconfig"
+    CACHE STRING "Where studentsvc.pc goes, relative to the install prefix")
+mark_as_advanced(STUDENTSVC_INSTALL_CMAKEDIR STUDENTSVC_INSTALL_PKGCONFIGDIR)
+
+# Headers: the whole tree (detail/ is included by the public headers; testing/
+# is what studentsvc::testing offers).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/studentsvc"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+        FILES_MATCHING PATTERN "*.hpp")
+
+# studentsvc::studentsvc. Its usage requirements (C++23, the include
+# directory, nlohmann_json, CURL::libcurl and STUDENTSVC_WITH_CURL) are
+# exported as they are; the config file finds the two packages first.
+install(TARGETS studentsvc EXPORT studentsvcTargets)
+install(EXPORT studentsvcTargets
+        NAMESPACE studentsvc::
+        DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
+
+# studentsvc::testing, in an export set of its own: the config file includes it
+# only once it has found cpp-httplib, so a consumer without cpp-httplib gets no
+# half-usable target. It is exported even when this build did not find
+# cpp-httplib (it compiles nothing, so a package built without cpp-httplib still
+# serves an app that has it).
+if(TARGET studentsvc_testing)
+  set(_studentsvc_testing_target studentsvc_testing)
+else()
+  add_library(studentsvc_testing_install INTERFACE)
+  set_target_properties(studentsvc_testing_install PROPERTIES EXPORT_NAME testing)
+  target_link_libraries(studentsvc_testing_install INTERFACE
+    studentsvc $<INSTALL_INTERFACE:studentsvc::httplib_dependency>)
+  set(_studentsvc_testing_target studentsvc_testing_install)
+endif()
+install(TARGETS ${_studentsvc_testing_target} EXPORT studentsvcTestingTargets)
+install(EXPORT studentsvcTestingTargets
+        NAMESPACE studentsvc::
+        DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
+unset(_studentsvc_testing_target)
+
+# studentsvcConfig.cmake and studentsvcConfigVersion.cmake. SameMajorVersion:
+# find_package(studentsvc 1.2) accepts 1.2.0 and any later 1.x, never 2.x.
+# While the major version is 0 a minor release may break the API (Semantic
+# Versioning 2.0.0, item 4): pin 0.y with `find_package(studentsvc 0.1 EXACT)`
+# or a lock file if that matters to you (CHANGELOG.md lists every change).
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/studentsvcConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/studentsvcConfig.cmake"
+  INSTALL_DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/studentsvcConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}"
+  COMPATIBILITY SameMajorVersion
+  ARCH_INDEPENDENT)
+install(FILES
+  "${PROJECT_BINARY_DIR}/studentsvcConfig.cmake"
+  "${PROJECT_BINARY_DIR}/studentsvcConfigVersion.cmake"
+  DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
+
+# studentsvc.pc. Relocatable: the prefix is found from the .pc file's own
+# directory, so `cmake --install --prefix` anywhere (or a package manager
+# moving the tree) keeps it valid.
+if(IS_ABSOLUTE "${STUDENTSVC_INSTALL_PKGCONFIGDIR}")
+  set(STUDENTSVC_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH _studentsvc_pc_up "/p/${STUDENTSVC_INSTALL_PKGCONFIGDIR}" "/p")
+  string(REGEX REPLACE "/$" "" _studentsvc_pc_up "${_studentsvc_pc_up}")
+  set(STUDENTSVC_PC_PREFIX "\${pcfiledir}/${_studentsvc_pc_up}")
+  unset(_studentsvc_pc_up)
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(STUDENTSVC_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(STUDENTSVC_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+if(STUDENTSVC_WITH_CURL)
+  set(STUDENTSVC_PC_REQUIRES "nlohmann_json >= 3.11, libcurl >= 7.85")
+  set(STUDENTSVC_PC_WITH_CURL 1)
+else()
+  set(STUDENTSVC_PC_REQUIRES "nlohmann_json >= 3.11")
+  set(STUDENTSVC_PC_WITH_CURL 0)
+endif()
+configure_file("${PROJECT_SOURCE_DIR}/cmake/studentsvc.pc.in"
+               "${PROJECT_BINARY_DIR}/studentsvc.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/studentsvc.pc"
+        DESTINATION "${STUDENTSVC_INSTALL_PKGCONFIGDIR}")

@@ -1,0 +1,20 @@
+# Runs Doxygen for the `docs` target, prints its warnings with a count, and
+# fails when WERROR is set and there was any warning.
+#   cmake -DDOXYGEN=... -DDOXYFILE=... -DLOG=... -DWERROR=ON|OFF -P run-doxygen.cmake
+file(REMOVE "${LOG}")
+execute_process(COMMAND "${DOXYGEN}" "${DOXYFILE}" RESULT_VARIABLE rc)
+set(warnings "")
+if(EXISTS "${LOG}")
+  file(STRINGS "${LOG}" warnings)
+endif()
+list(LENGTH warnings count)
+foreach(line IN LISTS warnings)
+  message("${line}")
+endforeach()
+message(STATUS "doxygen: ${count} warning(s); log: ${LOG}")
+if(WERROR AND count GREATER 0)
+  message(FATAL_ERROR "doxygen: ${count} warning(s) on the public API (warnings are errors)")
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "doxygen failed (exit status ${rc})")
+endif()

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Packaging checks that are not part of the ctest suite. Runs from a clean
+# clone after `scripts/install-deps.sh --ci` (which installs doxygen and python3);
+# nothing is downloaded.
+#
+#   scripts/check-packaging.sh               manifests + API reference
+#   scripts/check-packaging.sh --consumers   ... + the consumer tests (ctest -L packaging)
+#
+# 1. vcpkg.json, ports/vcpkg/studentsvc/vcpkg.json, conanfile.py and
+#    test_package/conanfile.py: parse / py_compile, required fields, versions
+#    agree with project(VERSION) (tests/consumers/check_manifests.py).
+# 2. The API reference (target `docs`), with every Doxygen warning an error.
+# 3. With --consumers only: the consumer tests in build/packaging (the dev
+#    workflow runs them too, as part of the whole suite).
+# Build directory: build/packaging (its own; safe next to the presets' dirs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+consumers=0
+for arg in "$@"; do
+  case "$arg" in
+    --consumers) consumers=1 ;;
+    *) echo "check-packaging.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+build=build/packaging
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+
+echo "== packaging: manifests (vcpkg, Conan)"
+python3 tests/consumers/check_manifests.py . "$build/manifests"
+
+echo "== packaging: API reference (doxygen, warnings are errors)"
+if ! command -v doxygen >/dev/null 2>&1; then
+  echo "check-packaging.sh: doxygen is not installed (scripts/install-deps.sh --ci installs it)" >&2
+  exit 1
+fi
+testing=OFF
+if [ "$consumers" -eq 1 ]; then testing=ON; fi
+cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  -DSTUDENTSVC_BUILD_DOCS=ON -DSTUDENTSVC_DOCS_WARNINGS_AS_ERRORS=ON \
+  -DSTUDENTSVC_BUILD_TESTING="$testing" -DSTUDENTSVC_BUILD_EXAMPLES="$testing" >/dev/null
+cmake --build "$build" --target docs
+echo "API reference: $build/docs/html/index.html"
+
+if [ "$consumers" -eq 1 ]; then
+  echo "== packaging: consumer tests"
+  if cmake --build "$build" --target help | grep -q studentsvc_example_httplib_transport; then
+    cmake --build "$build" --target studentsvc_example_httplib_transport
+  fi
+  ctest --test-dir "$build" -L packaging --output-on-failure
+fi
+echo "check-packaging: OK"

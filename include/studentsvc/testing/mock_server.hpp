@@ -4,6 +4,7 @@
 /// Conversation Service on cpp-httplib, for the SDK's tests and your app's.
 /// Link `studentsvc::testing`. It listens on 127.0.0.1 on a free port.
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -29,20 +30,20 @@ namespace studentsvc::testing {
 
 /// @brief A service account the mock accepts on the student endpoints (HTTP Basic).
 struct MockAccount {
-  std::string network_id;
-  std::string password;
+  std::string network_id;  ///< The Basic user name.
+  std::string password;    ///< The Basic password.
   /// Approved for the extended-only fields (firstNameLegal, middleName, gender).
   bool extended_approved = false;
 };
 
 /// @brief One request as the mock received it.
 struct RecordedRequest {
-  std::string method;
+  std::string method;  ///< The HTTP method.
   std::string path;    ///< Path without the query.
   std::string target;  ///< Path with the query, as sent.
-  std::multimap<std::string, std::string> query;
+  std::multimap<std::string, std::string> query;  ///< Decoded query parameters.
   std::map<std::string, std::string, std::less<>> headers;  ///< Names lower-cased.
-  std::string body;
+  std::string body;    ///< The request body.
   std::string remote;  ///< "address:port" of the client's socket (one per connection).
 
   /// @brief The header's value, or std::nullopt; `name` in lower case.
@@ -61,6 +62,7 @@ struct MockServerOptions {
   std::optional<std::string> svc_api_key = std::string("mock-api-key");
   /// Require HTTP Basic from one of `accounts` on student endpoints.
   bool require_basic = true;
+  /// Accounts accepted for HTTP Basic; the first is the one client_options() uses.
   std::vector<MockAccount> accounts = {{"svc-registrar-app", "mock-password", true},
                                        {"svc-roster-app", "mock-password-2", false}};
   /// End-user tokens (opaque to the SDK) and the perm each one names.
@@ -72,13 +74,20 @@ struct MockServerOptions {
   /// Content-Type of successful student answers: "application/json" or "text/json".
   std::string content_type = "application/json";
   /// Prefix the routes live under, e.g. "/api" (the interface leaves the base path open).
+  /// Read once by the constructor (trailing slashes dropped); update() cannot move the routes.
   std::string path_prefix;
   /// Answers `/conversation[/...]` (any method) after the API key check; the
   /// default echoes method, sub-path, query, content type and body as JSON.
   std::function<void(const httplib::Request&, httplib::Response&)> conversation;
-  /// Added before every student and conversation answer (to model a slow service).
+  /// Added before every answer, intercepted ones included (to model a slow service).
   std::chrono::milliseconds latency{0};
-  /// Runs first on every request; return true when it has answered (fault injection).
+  /// How long an idle keep-alive connection stays open (whole seconds, at least 1;
+  /// read once by the constructor). cpp-httplib 0.11 cannot interrupt an idle
+  /// connection, so stop() and the destructor wait up to this long for a client
+  /// that still holds one open.
+  std::chrono::seconds keep_alive_timeout{2};
+  /// Runs first on every request (after recording and latency, with the body
+  /// read); return true when it has answered (fault injection).
   std::function<bool(const httplib::Request&, httplib::Response&)> intercept;
 
   /// @brief Five realistic fake students (no real people), covering accents and
@@ -169,7 +178,8 @@ class MockServer {
 
   /// @brief Starts an HTTPS mock with this PEM certificate (chain) and key.
   MockServer(MockServerOptions options, const std::string& cert_file, const std::string& key_file)
-      : options_(std::move(options)), tls_(!cert_file.empty()) {
+      : options_(std::move(options)), prefix_(normalise_prefix(options_.path_prefix)), tls_(!cert_file.empty()) {
+    options_.path_prefix = prefix_;
     if (tls_) {
       server_ = std::make_unique<httplib::SSLServer>(cert_file.c_str(), key_file.c_str());
     } else {
@@ -177,7 +187,9 @@ class MockServer {
     }
     server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
     server_->set_keep_alive_max_count(100000);
-    server_->set_keep_alive_timeout(30);
+    server_->set_tcp_nodelay(true);  // no Nagle/delayed-ACK stall between header and body writes
+    const auto keep_alive = std::max<std::chrono::seconds::rep>(1, options_.keep_alive_timeout.count());
+    server_->set_keep_alive_timeout(static_cast<time_t>(keep_alive));
     install_routes();
     port_ = server_->bind_to_any_port("127.0.0.1");
     if (port_ > 0) {
@@ -194,6 +206,8 @@ class MockServer {
   MockServer& operator=(const MockServer&) = delete;
 
   /// @brief Stops listening and joins the server thread; safe to call twice.
+  /// Waits for requests in progress, and up to MockServerOptions::keep_alive_timeout
+  /// for clients that keep an idle connection open.
   void stop() {
     if (server_) server_->stop();
     if (thread_.joinable()) thread_.join();
@@ -205,7 +219,7 @@ class MockServer {
   [[nodiscard]] int port() const noexcept { return port_; }
   /// @brief `http://127.0.0.1:PORT` (or https), plus the path prefix.
   [[nodiscard]] std::string base_url() const {
-    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + options_.path_prefix;
+    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + prefix_;
   }
 
   /// @brief ClientOptions that this mock accepts: its base URL, API key, the
@@ -261,19 +275,13 @@ class MockServer {
   }
 
  private:
-  /// Counts requests being answered at once, and sleeps the configured latency.
+  /// Counts requests being answered at once.
   struct InFlight {
     explicit InFlight(MockServer& server) : self(server) {
       const int now = ++self.in_flight_;
       int seen = self.max_in_flight_.load();
       while (now > seen && !self.max_in_flight_.compare_exchange_weak(seen, now)) {
       }
-      std::chrono::milliseconds latency{0};
-      {
-        const std::lock_guard lock(self.mutex_);
-        latency = self.options_.latency;
-      }
-      if (latency.count() > 0) std::this_thread::sleep_for(latency);
     }
     ~InFlight() { --self.in_flight_; }
     InFlight(const InFlight&) = delete;
@@ -294,15 +302,27 @@ class MockServer {
               nlohmann::json{{"message", "The request is invalid."}, {"modelState", {{field, {text}}}}});
   }
 
+  /// The query of the request target only (req.params also holds the fields
+  /// of a form-encoded body).
+  static std::multimap<std::string, std::string> query_of(const httplib::Request& req) {
+    httplib::Params params;
+    if (const auto q = req.target.find('?'); q != std::string::npos) {
+      httplib::detail::parse_query_text(req.target.substr(q + 1), params);
+    }
+    return {params.begin(), params.end()};
+  }
+
   void record(const httplib::Request& req) {
     RecordedRequest r;
     r.method = req.method;
     r.path = req.path;
     r.target = req.target;
-    for (const auto& [k, v] : req.params) r.query.emplace(k, v);
+    r.query = query_of(req);
     for (const auto& [k, v] : req.headers) {
       std::string name;
       for (const char c : k) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      // cpp-httplib adds the socket's addresses as pseudo-headers; they were not sent.
+      if (name == "remote_addr" || name == "remote_port" || name == "local_addr" || name == "local_port") continue;
       r.headers.emplace(std::move(name), v);
     }
     r.body = req.body;
@@ -425,8 +445,8 @@ class MockServer {
       return;
     }
     nlohmann::json query = nlohmann::json::object();
-    for (const auto& [k, v] : req.params) query[k] = v;
-    const std::string base = o.path_prefix + "/conversation";
+    for (const auto& [k, v] : query_of(req)) query[k] = v;
+    const std::string base = prefix_ + "/conversation";
     send_json(res, 200,
               nlohmann::json{{"method", req.method},
                              {"subPath", req.path.size() > base.size() ? req.path.substr(base.size()) : ""},
@@ -440,48 +460,93 @@ class MockServer {
     return options_;
   }
 
+  /// cpp-httplib reads the body of these methods only after its pre-routing
+  /// hook, so they are recorded and intercepted from the route instead (else
+  /// the recorded body is empty and an intercepted body is left unread on the
+  /// keep-alive connection, corrupting the next request).
+  [[nodiscard]] static bool body_read_after_pre_routing(const httplib::Request& req) {
+    return req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
+  }
+
+  /// What every request meets first, once: record, latency, intercept.
+  /// True when the intercept hook has answered.
+  [[nodiscard]] bool front_door(const httplib::Request& req, httplib::Response& res) {
+    record(req);
+    const InFlight guard(*this);
+    std::chrono::milliseconds latency{0};
+    std::function<bool(const httplib::Request&, httplib::Response&)> intercept;
+    {
+      const std::lock_guard lock(mutex_);
+      latency = options_.latency;
+      intercept = options_.intercept;
+    }
+    if (latency.count() > 0) std::this_thread::sleep_for(latency);
+    return intercept && intercept(req, res);
+  }
+
+  /// `text` with the characters that std::regex (ECMAScript) treats specially escaped.
+  [[nodiscard]] static std::string regex_escape(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+      out += c;
+    }
+    return out;
+  }
+
   void install_routes() {
     server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      record(req);
-      std::function<bool(const httplib::Request&, httplib::Response&)> intercept;
-      {
-        const std::lock_guard lock(mutex_);
-        intercept = options_.intercept;
-      }
-      if (intercept) {
-        const InFlight guard(*this);
-        if (intercept(req, res)) return httplib::Server::HandlerResponse::Handled;
-      }
-      return httplib::Server::HandlerResponse::Unhandled;
+      if (body_read_after_pre_routing(req)) return httplib::Server::HandlerResponse::Unhandled;
+      return front_door(req, res) ? httplib::Server::HandlerResponse::Handled
+                                  : httplib::Server::HandlerResponse::Unhandled;
     });
 
-    const std::string prefix = options_.path_prefix;
-    const std::string students = prefix + "/students/v2/students";
-    auto current = [this](const httplib::Request& q, httplib::Response& s) {
-      const InFlight guard(*this);
-      handle_current(q, s);
+    using Member = void (MockServer::*)(const httplib::Request&, httplib::Response&);
+    auto route = [this](Member handler) {
+      return [this, handler](const httplib::Request& q, httplib::Response& s) {
+        if (body_read_after_pre_routing(q) && front_door(q, s)) return;
+        const InFlight guard(*this);
+        (this->*handler)(q, s);
+      };
     };
-    auto student = [this](const httplib::Request& q, httplib::Response& s) {
-      const InFlight guard(*this);
-      handle_student(q, s);
-    };
-    server_->Get(students + "/current", current);
-    server_->Get(students + "/([^/]*)", student);
 
-    auto conversation = [this](const httplib::Request& q, httplib::Response& s) {
-      const InFlight guard(*this);
-      handle_conversation(q, s);
-    };
+    const std::string prefix = regex_escape(prefix_);
+    const std::string students = prefix + "/students/v2/students";
+    server_->Get(students + "/current", route(&MockServer::handle_current));
+    server_->Get(students + "/([^/]*)", route(&MockServer::handle_student));
+
     const std::string conv = prefix + "/conversation(/.*)?";
+    const auto conversation = route(&MockServer::handle_conversation);
     server_->Get(conv, conversation);
     server_->Post(conv, conversation);
     server_->Put(conv, conversation);
     server_->Patch(conv, conversation);
     server_->Delete(conv, conversation);
     server_->Options(conv, conversation);
+
+    // Any other path: 404 SimpleMessageModel (after record and intercept).
+    const auto unknown = route(&MockServer::handle_unknown);
+    server_->Get(".*", unknown);
+    server_->Post(".*", unknown);
+    server_->Put(".*", unknown);
+    server_->Patch(".*", unknown);
+    server_->Delete(".*", unknown);
+    server_->Options(".*", unknown);
+  }
+
+  void handle_unknown(const httplib::Request&, httplib::Response& res) {
+    message(res, 404, "No HTTP resource was found that matches the request URI.");
+  }
+
+  /// "" or "/a/b": a leading slash, no trailing slash.
+  [[nodiscard]] static std::string normalise_prefix(std::string prefix) {
+    while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+    if (!prefix.empty() && prefix.front() != '/') prefix.insert(prefix.begin(), '/');
+    return prefix;
   }
 
   MockServerOptions options_;
+  std::string prefix_;  ///< options_.path_prefix, normalised, fixed at construction.
   bool tls_ = false;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;

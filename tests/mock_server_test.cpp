@@ -135,7 +135,6 @@ TEST_CASE("MockServer listens on 127.0.0.1 on a free port; two servers get diffe
   CHECK(a.request_count() == 1);
   CHECK(b.request_count() == 1);
   CHECK(a.last_request().remote.rfind("127.0.0.1:", 0) == 0);
-
 }
 
 TEST_CASE("MockServer is seeded with five realistic fake students", "[mock_server]") {

@@ -1,0 +1,435 @@
+// Unit tests for client.hpp: Client on FakeTransport, end to end without a network.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include <studentsvc/client.hpp>
+#include <studentsvc/testing/fake_transport.hpp>
+
+using namespace std::chrono_literals;
+using studentsvc::CallOptions;
+using studentsvc::Client;
+using studentsvc::ClientOptions;
+using studentsvc::ConversationRequest;
+using studentsvc::ErrorKind;
+using studentsvc::Headers;
+using studentsvc::testing::FakeTransport;
+
+namespace {
+
+// Canary values: none of them may ever show up in a log line.
+constexpr const char* api_key = "APIKEY-canary-a1b2c3";
+constexpr const char* svc_key = "SVCKEY-canary-d4e5f6";
+constexpr const char* network_id = "NETID-canary";
+constexpr const char* password = "PASSWORD-canary-778899";
+constexpr const char* jwt = "JWT-canary.eyJzdWIiOiJ4In0.sig";
+constexpr const char* perm = "8675309";
+
+constexpr const char* student_body = R"({"perm":"8675309","firstName":"FIRST-canary","lastName":"LAST-canary",
+  "suffix":"SUFFIX-canary","email":"EMAIL-canary@example.edu","firstNameLegal":"LEGAL-canary",
+  "middleName":"MIDDLE-canary","gender":"GENDER-canary","birthDate":"19990101","nfr":true,
+  "internationalStudentCode":"INTL-canary","firstCensusQuarter":"FCQ-canary","lastCensusQuarter":"LCQ-canary",
+  "lastRegisteredQuarter":"LRQ-canary","admitLevel":"ADMIT-canary","admitQuarter":"AQ-canary",
+  "pronounCode":"PRONOUN-canary"})";
+
+struct Setup {
+  std::shared_ptr<FakeTransport> fake = std::make_shared<FakeTransport>();
+  ClientOptions options;
+  Setup() {
+    options.base_url = "https://api.example.edu";
+    options.auth.api_key = api_key;
+    options.transport = fake;
+    options.retry.initial_backoff = 0ms;
+    options.retry.max_backoff = 0ms;
+    options.retry.jitter_seed = 3;
+  }
+  [[nodiscard]] Client client() const { return Client(options); }
+};
+
+/// Collects every log line, thread-safely.
+struct LogCapture {
+  std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
+  std::shared_ptr<std::vector<std::string>> lines = std::make_shared<std::vector<std::string>>();
+  studentsvc::Logger logger() const {
+    return studentsvc::Logger{studentsvc::LogLevel::trace, [m = mutex, l = lines](studentsvc::LogLevel lvl,
+                                                                                   std::string_view line) {
+                                const std::lock_guard lock(*m);
+                                l->push_back(std::string(studentsvc::to_string(lvl)) + " " + std::string(line));
+                              }};
+  }
+};
+
+void check_invalid_and_unsent(const studentsvc::ApiError& e, const FakeTransport& fake) {
+  CHECK(e.kind == ErrorKind::invalid_argument);
+  CHECK(e.status == 0);
+  CHECK(e.attempts == 0);
+  CHECK(fake.request_count() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("get_student: the straight path", "[client]") {
+  Setup s;
+  s.fake->respond(200, student_body);
+  auto r = s.client().get_student(perm);
+  REQUIRE(r);
+  CHECK(r->perm == perm);
+  CHECK(r->first_name == "FIRST-canary");
+  CHECK(r->release_status() == studentsvc::ReleaseStatus::not_for_release);
+  REQUIRE(s.fake->request_count() == 1);
+  const auto sent = s.fake->last_request();
+  CHECK(sent.method == "GET");
+  CHECK(sent.url == "https://api.example.edu/students/v2/students/8675309");
+  CHECK(sent.headers.find("x-api-key") == std::optional<std::string_view>(api_key));
+  CHECK(sent.headers.find("svc-api-key") == std::optional<std::string_view>(api_key));
+  CHECK(sent.headers.find("svc-api-version") == std::optional<std::string_view>("2.0"));
+  CHECK(sent.headers.find("Accept") == std::optional<std::string_view>("application/json, text/json"));
+  CHECK(sent.headers.find("User-Agent") == std::optional<std::string_view>(studentsvc::user_agent));
+  CHECK_FALSE(sent.headers.contains("svc-user-jwt"));
+}
+
+TEST_CASE("get_student with a per-call JWT", "[client]") {
+  Setup s;
+  s.fake->respond(200, student_body);
+  CallOptions call;
+  call.user_jwt = jwt;
+  auto r = s.client().get_student(perm, call);
+  REQUIRE(r);
+  CHECK(s.fake->last_request().headers.find("svc-user-jwt") == std::optional<std::string_view>(jwt));
+}
+
+TEST_CASE("current_student: the straight path, minimal fields only", "[client]") {
+  Setup s;
+  s.fake->respond(200, student_body);
+  auto r = s.client().current_student(jwt);
+  REQUIRE(r);
+  CHECK(r->perm == perm);
+  CHECK(r->email == "EMAIL-canary@example.edu");
+  CHECK_FALSE(r->first_name_legal);
+  CHECK_FALSE(r->nfr);
+  const auto sent = s.fake->last_request();
+  CHECK(sent.url == "https://api.example.edu/students/v2/students/current");
+  CHECK(sent.headers.find("svc-user-jwt") == std::optional<std::string_view>(jwt));
+}
+
+TEST_CASE("conversation: the straight path", "[client]") {
+  Setup s;
+  s.fake->respond(200, R"({"reply":"hello"})", Headers{{"Content-Type", "application/json"}});
+  ConversationRequest c;
+  c.method = "POST";
+  c.sub_path = "threads";
+  c.query = {{"x", "1"}};
+  c.body = R"({"text":"hi"})";
+  auto r = s.client().conversation(c);
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  auto j = r->json();
+  REQUIRE(j);
+  CHECK(j->at("reply") == "hello");
+  const auto sent = s.fake->last_request();
+  CHECK(sent.method == "POST");
+  CHECK(sent.url == "https://api.example.edu/conversation/threads?x=1");
+  CHECK(sent.body == R"({"text":"hi"})");
+  CHECK(sent.headers.find("Accept") == std::optional<std::string_view>("application/json"));
+  CHECK_FALSE(sent.headers.contains("svc-api-key"));
+}
+
+TEST_CASE("error responses come back as ApiError with attempts", "[client]") {
+  Setup s;
+  SECTION("404, not retried") {
+    s.fake->respond(404, R"({"message":"Student not found"})");
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::not_found);
+    CHECK(r.error().attempts == 1);
+  }
+  SECTION("503 three times: retried, attempts counted") {
+    for (int i = 0; i < 3; ++i) s.fake->respond(503, "", Headers{{"Retry-After", "0"}});
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::http_status);
+    CHECK(r.error().status == 503);
+    CHECK(r.error().retryable);
+    CHECK(r.error().attempts == 3);
+    CHECK(r.error().retry_after_ms == 0);
+    CHECK(s.fake->request_count() == 3);
+  }
+  SECTION("transport error, then success") {
+    s.fake->fail("connection reset by peer");
+    s.fake->respond(200, student_body);
+    auto r = s.client().current_student(jwt);
+    REQUIRE(r);
+    CHECK(s.fake->request_count() == 2);
+  }
+  SECTION("transport errors to the end") {
+    for (int i = 0; i < 3; ++i) s.fake->fail("timeout");
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::transport);
+    CHECK(r.error().attempts == 3);
+  }
+  SECTION("conversation is not retried unless marked idempotent") {
+    s.fake->respond(503);
+    s.fake->respond(200);
+    auto r = s.client().conversation({});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().attempts == 1);
+    ConversationRequest idem;
+    idem.idempotent = true;
+    auto again = s.client().conversation(idem);  // the queued 200 answers
+    REQUIRE(again);
+    s.fake->clear();
+    s.fake->respond(503);
+    s.fake->respond(200);
+    auto retried = s.client().conversation(idem);
+    REQUIRE(retried);
+    CHECK(s.fake->request_count() == 2);
+  }
+  SECTION("2xx that does not decode") {
+    s.fake->respond(200, R"({"perm":8675309})");
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::decode);
+    CHECK(r.error().status == 200);
+    CHECK(r.error().attempts == 1);
+  }
+}
+
+TEST_CASE("nothing is sent on bad input", "[client]") {
+  Setup s;
+  s.fake->respond(200, student_body);  // would answer, if anything were sent
+  SECTION("perm not 7 ASCII digits") {
+    for (const char* bad : {"", "123456", "12345678", "12a4567", "../1234", "\xD9\xA1\xD9\xA2\xD9\xA3"}) {
+      auto r = s.client().get_student(bad);
+      REQUIRE_FALSE(r);
+      check_invalid_and_unsent(r.error(), *s.fake);
+    }
+  }
+  SECTION("empty JWT for current_student") {
+    auto r = s.client().current_student("");
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+  }
+  SECTION("empty per-call JWT for get_student") {
+    CallOptions call;
+    call.user_jwt = "";
+    auto r = s.client().get_student(perm, call);
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+  }
+  SECTION("CR/LF/NUL in a header value") {
+    const std::string bad = GENERATE(as<std::string>{}, "x\ry", "x\ny", std::string("x\0y", 3));
+    SECTION("API key") {
+      s.options.auth.api_key = bad;
+      auto r = s.client().get_student(perm);
+      REQUIRE_FALSE(r);
+      check_invalid_and_unsent(r.error(), *s.fake);
+      auto c = s.client().conversation({});
+      REQUIRE_FALSE(c);
+      check_invalid_and_unsent(c.error(), *s.fake);
+    }
+    SECTION("custom svc-api-key") {
+      s.options.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+      s.options.auth.svc_api_key = bad;
+      auto r = s.client().get_student(perm);
+      REQUIRE_FALSE(r);
+      check_invalid_and_unsent(r.error(), *s.fake);
+    }
+    SECTION("JWT") {
+      auto r = s.client().current_student(bad);
+      REQUIRE_FALSE(r);
+      check_invalid_and_unsent(r.error(), *s.fake);
+    }
+    SECTION("API version") {
+      CallOptions call;
+      call.api_version = bad;
+      auto r = s.client().get_student(perm, call);
+      REQUIRE_FALSE(r);
+      check_invalid_and_unsent(r.error(), *s.fake);
+    }
+    SECTION("conversation content type") {
+      ConversationRequest c;
+      c.content_type = bad;
+      auto r = s.client().conversation(c);
+      REQUIRE_FALSE(r);
+      check_invalid_and_unsent(r.error(), *s.fake);
+    }
+  }
+  SECTION("missing API key") {
+    s.options.auth.api_key.clear();
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+  }
+  SECTION("network id with ':'") {
+    s.options.auth.basic = studentsvc::BasicCredential{"a:b", password};
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+  }
+  SECTION("http:// base URL without the loopback opt-in") {
+    s.options.base_url = "http://127.0.0.1:8080";
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+    auto c = s.client().current_student(jwt);
+    REQUIRE_FALSE(c);
+    check_invalid_and_unsent(c.error(), *s.fake);
+    auto v = s.client().conversation({});
+    REQUIRE_FALSE(v);
+    check_invalid_and_unsent(v.error(), *s.fake);
+  }
+  SECTION("http:// to a non-loopback host even with the opt-in") {
+    s.options.base_url = "http://api.example.edu";
+    s.options.allow_insecure_loopback = true;
+    auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+  }
+  SECTION("conversation: bad method or dot segments") {
+    ConversationRequest c;
+    c.method = "GET /evil";
+    auto r = s.client().conversation(c);
+    REQUIRE_FALSE(r);
+    check_invalid_and_unsent(r.error(), *s.fake);
+    c.method = "GET";
+    c.sub_path = "../students/v2/students/8675309";
+    auto p = s.client().conversation(c);
+    REQUIRE_FALSE(p);
+    check_invalid_and_unsent(p.error(), *s.fake);
+  }
+  CHECK(s.fake->pending() == 1);
+}
+
+TEST_CASE("http:// loopback works with the opt-in", "[client]") {
+  Setup s;
+  s.options.base_url = "http://127.0.0.1:8080/api/";
+  s.options.allow_insecure_loopback = true;
+  s.fake->respond(200, student_body);
+  auto r = s.client().get_student(perm);
+  REQUIRE(r);
+  CHECK(s.fake->last_request().url == "http://127.0.0.1:8080/api/students/v2/students/8675309");
+}
+
+TEST_CASE("Client::create rejects a bad base URL", "[client]") {
+  Setup s;
+  for (const char* bad : {"", "api.example.edu", "ftp://h", "http://api.example.edu", "https://u:p@h",
+                          "https://h?x=1", "https://h:99999", "https://h/p q"}) {
+    CAPTURE(bad);
+    s.options.base_url = bad;
+    auto c = Client::create(s.options);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().kind == ErrorKind::invalid_argument);
+  }
+  SECTION("a good one is accepted and uses the given transport") {
+    s.options.base_url = "https://api.example.edu/";
+    auto c = Client::create(s.options);
+    REQUIRE(c);
+    CHECK(c->transport() == s.fake);
+    CHECK(c->options().base_url == "https://api.example.edu/");
+  }
+  CHECK(s.fake->request_count() == 0);
+}
+
+TEST_CASE("log lines never contain secrets, the perm or student fields", "[client][logging]") {
+  Setup s;
+  LogCapture cap;
+  s.options.logger = cap.logger();
+  s.options.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+  s.options.auth.svc_api_key = svc_key;
+  s.options.auth.basic = studentsvc::BasicCredential{network_id, password};
+  const std::string basic_value = studentsvc::basic_authorization_value({network_id, password});
+  const std::string basic_b64 = basic_value.substr(6);
+
+  const auto client = s.client();
+  CallOptions call;
+  call.user_jwt = jwt;
+
+  // Success, retries, every error kind, and refused input, on every call.
+  s.fake->respond(200, student_body);
+  CHECK(client.get_student(perm, call));
+  s.fake->fail("connection reset");
+  s.fake->respond(200, student_body);
+  CHECK(client.current_student(jwt));
+  s.fake->respond(503, student_body);
+  s.fake->respond(404, R"({"message":"no student 8675309 FIRST-canary"})");
+  CHECK_FALSE(client.get_student(perm, call));
+  s.fake->respond(400, R"({"message":"bad","modelState":{"perm":["8675309 is bad"]}})");
+  CHECK_FALSE(client.get_student(perm));
+  s.fake->respond(200, R"({"perm":"8675309","firstName":42})");
+  CHECK_FALSE(client.get_student(perm));
+  s.fake->respond(200, student_body);
+  ConversationRequest conv;
+  conv.body = R"({"perm":"8675309"})";
+  conv.sub_path = "8675309";
+  CHECK(client.conversation(conv));
+  CHECK_FALSE(client.get_student("867530"));  // refused input is logged too
+  CHECK_FALSE(client.current_student(""));
+
+  const auto lines = *cap.lines;
+  REQUIRE_FALSE(lines.empty());
+  bool saw_trace = false;
+  bool saw_redacted = false;
+  for (const auto& line : lines) {
+    CAPTURE(line);
+    for (const std::string& secret : {std::string(api_key), std::string(svc_key), std::string(password), basic_value,
+                                      basic_b64, std::string(jwt), std::string("JWT-canary"), std::string(perm),
+                                      std::string("867530"), std::string("canary")}) {
+      CHECK_THAT(line, !Catch::Contains(secret));
+    }
+    CHECK(line.find('\n') == std::string::npos);
+    if (line.rfind("trace ", 0) == 0) saw_trace = true;
+    if (line.find("REDACTED") != std::string::npos) saw_redacted = true;
+  }
+  CHECK(saw_trace);
+  CHECK(saw_redacted);
+}
+
+TEST_CASE("Client is copyable and copies share the transport", "[client]") {
+  Setup s;
+  const Client original = s.client();
+  const Client copy = original;  // NOLINT(performance-unnecessary-copy-initialization)
+  Client assigned(s.options);
+  assigned = original;
+  CHECK(copy.transport() == original.transport());
+  CHECK(assigned.transport() == original.transport());
+  CHECK(copy.transport().get() == s.fake.get());
+  s.fake->respond(200, student_body);
+  s.fake->respond(200, student_body);
+  s.fake->respond(200, student_body);
+  CHECK(original.get_student(perm));
+  CHECK(copy.get_student(perm));
+  CHECK(assigned.current_student(jwt));
+  CHECK(s.fake->request_count() == 3);
+  CHECK(copy.options().auth.api_key == api_key);
+  static_assert(std::is_copy_constructible_v<Client>);
+  static_assert(std::is_copy_assignable_v<Client>);
+  static_assert(std::is_nothrow_move_constructible_v<Client>);
+}
+
+TEST_CASE("one Client from many threads", "[client][threads]") {
+  Setup s;
+  s.fake->set_handler([](const studentsvc::HttpRequest&) -> studentsvc::Result<studentsvc::HttpResponse> {
+    return studentsvc::HttpResponse{200, {}, student_body};
+  });
+  const Client client = s.client();
+  std::atomic<int> ok{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 6; ++t) {
+    pool.emplace_back([&client, &ok] {
+      for (int i = 0; i < 50; ++i) {
+        if (client.get_student(perm) && client.current_student(jwt)) ++ok;
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  CHECK(ok.load() == 300);
+  CHECK(s.fake->request_count() == 600);
+}

@@ -1,0 +1,252 @@
+// Unit tests for detail/: base64, URL parsing and encoding, header validation.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <studentsvc/detail/base64.hpp>
+#include <studentsvc/detail/header_validation.hpp>
+#include <studentsvc/detail/url.hpp>
+
+using studentsvc::ErrorKind;
+using studentsvc::Headers;
+namespace detail = studentsvc::detail;
+
+namespace {
+
+detail::BaseUrl parse_ok(std::string_view url, bool allow_http = false) {
+  auto r = detail::parse_base_url(url, allow_http);
+  if (!r) FAIL("parse_base_url(" << url << ") failed: " << r.error().message);
+  return *r;
+}
+
+void check_refused(std::string_view url, bool allow_http = false) {
+  CAPTURE(url, allow_http);
+  auto r = detail::parse_base_url(url, allow_http);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::invalid_argument);
+  CHECK(r.error().status == 0);
+  CHECK_FALSE(r.error().message.empty());
+}
+
+}  // namespace
+
+TEST_CASE("base64_encode: RFC 4648 section 10 vectors", "[detail][base64]") {
+  CHECK(detail::base64_encode("") == "");
+  CHECK(detail::base64_encode("f") == "Zg==");
+  CHECK(detail::base64_encode("fo") == "Zm8=");
+  CHECK(detail::base64_encode("foo") == "Zm9v");
+  CHECK(detail::base64_encode("foob") == "Zm9vYg==");
+  CHECK(detail::base64_encode("fooba") == "Zm9vYmE=");
+  CHECK(detail::base64_encode("foobar") == "Zm9vYmFy");
+}
+
+TEST_CASE("base64_encode: binary bytes and the full alphabet", "[detail][base64]") {
+  CHECK(detail::base64_encode(std::string_view("\0\0\0", 3)) == "AAAA");
+  CHECK(detail::base64_encode("\xFF\xFF\xFF") == "////");
+  CHECK(detail::base64_encode("\xFB\xEF\xBE") == "++++");
+  CHECK(detail::base64_encode("\xFF") == "/w==");
+  CHECK(detail::base64_encode(std::string_view("\x00\x10\x83\x10\x51\x87\x20\x92\x8b\x30\xd3\x8f\x41\x14\x93\x51"
+                                               "\x55\x97\x61\x96\x9b\x71\xd7\x9f\x82\x18\xa3\x92\x59\xa7\xa2\x9a"
+                                               "\xab\xb2\xdb\xaf\xc3\x1c\xb3\xd3\x5d\xb7\xe3\x9e\xbb\xf3\xdf\xbf",
+                                               48)) ==
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+  for (std::size_t n = 0; n < 10; ++n) {
+    CHECK(detail::base64_encode(std::string(n, 'x')).size() == (n + 2) / 3 * 4);
+  }
+}
+
+TEST_CASE("parse_base_url: https", "[detail][url]") {
+  const auto u = parse_ok("https://api.example.edu");
+  CHECK(u.scheme == "https");
+  CHECK(u.authority == "api.example.edu");
+  CHECK(u.host == "api.example.edu");
+  CHECK(u.path_prefix.empty());
+  SECTION("scheme and host are case-insensitive") {
+    const auto v = parse_ok("HTTPS://API.Example.EDU/Prefix");
+    CHECK(v.scheme == "https");
+    CHECK(v.host == "api.example.edu");
+    CHECK(v.path_prefix == "/Prefix");  // the path keeps its case
+  }
+  SECTION("https to any host, loopback included, needs no opt-in") {
+    CHECK(parse_ok("https://127.0.0.1").host == "127.0.0.1");
+    CHECK(parse_ok("https://[2001:db8::1]").host == "2001:db8::1");
+  }
+}
+
+TEST_CASE("parse_base_url: ports", "[detail][url]") {
+  CHECK(parse_ok("https://api.example.edu:8443").authority == "api.example.edu:8443");
+  CHECK(parse_ok("https://api.example.edu:8443").host == "api.example.edu");
+  CHECK(parse_ok("https://api.example.edu:443/x").path_prefix == "/x");
+  CHECK(parse_ok("https://[::1]:8443").host == "::1");
+  CHECK(parse_ok("https://[::1]:8443").authority == "[::1]:8443");
+  CHECK(parse_ok("https://h:65535").authority == "h:65535");
+  check_refused("https://api.example.edu:");
+  check_refused("https://api.example.edu:http");
+  check_refused("https://api.example.edu:-1");
+  check_refused("https://api.example.edu:123456");
+  check_refused("https://api.example.edu:65536");
+  check_refused("https://api.example.edu:99999");
+  check_refused("https://[::1]:");
+  check_refused("https://[::1]x");
+  check_refused("https://[::1");
+  check_refused("https://:443");
+}
+
+TEST_CASE("parse_base_url: plain http is refused without the opt-in", "[detail][url]") {
+  check_refused("http://api.example.edu");
+  check_refused("http://127.0.0.1:8080");
+  check_refused("http://localhost");
+  check_refused("http://[::1]");
+}
+
+TEST_CASE("parse_base_url: http with the opt-in, loopback only", "[detail][url]") {
+  SECTION("accepted") {
+    for (const char* url : {"http://127.0.0.1", "http://127.0.0.1:8080", "http://127.255.255.254:1/p",
+                            "http://127.1.2.3", "http://[::1]", "http://[::1]:9000", "http://localhost",
+                            "http://LOCALHOST:8080", "HTTP://localhost/api/"}) {
+      CAPTURE(url);
+      const auto u = parse_ok(url, true);
+      CHECK(u.scheme == "http");
+    }
+  }
+  SECTION("refused") {
+    for (const char* url : {"http://128.0.0.1", "http://126.0.0.1", "http://127.0.0.1.evil.com",
+                            "http://localhost.evil.com", "http://evil.com", "http://10.0.0.1", "http://0.0.0.0",
+                            "http://[::2]", "http://[::ffff:8.8.8.8]", "http://127.0.0", "http://127.0.0.1.2",
+                            "http://127.0.0.256", "http://127.0.0.", "http://127..0.1", "http://0127.0.0.1",
+                            "http://localhost.", "http://127.0.0.1evil.com", "http://example.com:127"}) {
+      check_refused(url, true);
+    }
+  }
+}
+
+TEST_CASE("parse_base_url: other schemes, userinfo, query, fragment, controls", "[detail][url]") {
+  check_refused("");
+  check_refused("api.example.edu");
+  check_refused("ftp://api.example.edu");
+  check_refused("file:///etc/passwd");
+  check_refused("https://");
+  check_refused("https:///path");
+  check_refused("https://user@api.example.edu");
+  check_refused("https://user:pass@api.example.edu");
+  check_refused("https://api.example.edu@evil.com");
+  check_refused("https://api.example.edu?x=1");
+  check_refused("https://api.example.edu/p?x=1");
+  check_refused("https://api.example.edu/#frag");
+  check_refused("https://api.example.edu/p q");
+  check_refused("https://api.example.edu/p\r\nX-Injected: 1");
+  check_refused(std::string_view("https://api.example.edu\0.evil.com", 33));
+  check_refused("https://api.example.edu/\x7f");
+}
+
+TEST_CASE("parse_base_url: trailing slashes are normalised", "[detail][url]") {
+  CHECK(parse_ok("https://h/").path_prefix.empty());
+  CHECK(parse_ok("https://h///").path_prefix.empty());
+  CHECK(parse_ok("https://h/api").path_prefix == "/api");
+  CHECK(parse_ok("https://h/api/").path_prefix == "/api");
+  CHECK(parse_ok("https://h/api///").path_prefix == "/api");
+  CHECK(parse_ok("https://h/a/b/").path_prefix == "/a/b");
+}
+
+TEST_CASE("BaseUrl::join appends the path to the prefix", "[detail][url]") {
+  CHECK(parse_ok("https://h").join("/students/v2/students/1234567") == "https://h/students/v2/students/1234567");
+  CHECK(parse_ok("https://h:8443/api///").join("/conversation") == "https://h:8443/api/conversation");
+  CHECK(parse_ok("http://[::1]:9/x", true).join("/y") == "http://[::1]:9/x/y");
+  CHECK(parse_ok("HTTPS://H.example/").join("/p") == "https://H.example/p");  // authority as given
+}
+
+TEST_CASE("is_loopback_host", "[detail][url]") {
+  CHECK(detail::is_loopback_host("localhost"));
+  CHECK(detail::is_loopback_host("::1"));
+  CHECK(detail::is_loopback_host("127.0.0.1"));
+  CHECK(detail::is_loopback_host("127.200.3.4"));
+  CHECK_FALSE(detail::is_loopback_host("[::1]"));
+  CHECK_FALSE(detail::is_loopback_host("128.0.0.1"));
+  CHECK_FALSE(detail::is_loopback_host("127.0.0.1.evil.com"));
+  CHECK_FALSE(detail::is_loopback_host("localhost.evil.com"));
+  CHECK_FALSE(detail::is_loopback_host(""));
+  CHECK_FALSE(detail::is_loopback_host("127"));
+  CHECK_FALSE(detail::is_loopback_host("127.0.0.1."));
+}
+
+TEST_CASE("percent_encode keeps only RFC 3986 unreserved characters", "[detail][url]") {
+  CHECK(detail::percent_encode("AZaz09-._~") == "AZaz09-._~");
+  CHECK(detail::percent_encode("a b") == "a%20b");
+  CHECK(detail::percent_encode("a/b?c#d&e=f+g%h") == "a%2Fb%3Fc%23d%26e%3Df%2Bg%25h");
+  CHECK(detail::percent_encode("a/b", true) == "a/b");
+  CHECK(detail::percent_encode("\xC3\xA9\xF0\x9F\x8C\x9F") == "%C3%A9%F0%9F%8C%9F");
+  CHECK(detail::percent_encode(std::string_view("\0\r\n", 3)) == "%00%0D%0A");
+  CHECK(detail::percent_encode("").empty());
+}
+
+TEST_CASE("encode_sub_path", "[detail][url]") {
+  auto ok = [](std::string_view in) {
+    auto r = detail::encode_sub_path(in);
+    if (!r) FAIL("encode_sub_path(" << in << ") failed");
+    return *r;
+  };
+  CHECK(ok("") == "");
+  CHECK(ok("/") == "");
+  CHECK(ok("threads") == "/threads");
+  CHECK(ok("/threads/42/") == "/threads/42");
+  CHECK(ok("a//b") == "/a/b");
+  CHECK(ok("a b/c?d") == "/a%20b/c%3Fd");
+  CHECK(ok("...") == "/...");
+  CHECK(ok(".hidden/a..b") == "/.hidden/a..b");
+  CHECK(ok("%2e%2e") == "/%252e%252e");  // an encoded dot-segment stays literal
+  for (const char* bad : {".", "..", "a/..", "../a", "a/./b", "/..", "a/../../b", "./"}) {
+    CAPTURE(bad);
+    auto r = detail::encode_sub_path(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::invalid_argument);
+  }
+}
+
+TEST_CASE("encode_query", "[detail][url]") {
+  CHECK(detail::encode_query({}) == "");
+  CHECK(detail::encode_query({{"a", "1"}}) == "?a=1");
+  CHECK(detail::encode_query({{"b", "2"}, {"a", "1"}, {"b", "3"}}) == "?b=2&a=1&b=3");  // order and repeats kept
+  CHECK(detail::encode_query({{"q", "a b&c=d"}, {"k/ey", ""}}) == "?q=a%20b%26c%3Dd&k%2Fey=");
+  CHECK(detail::encode_query({{"name", "Jos\xC3\xA9"}}) == "?name=Jos%C3%A9");
+}
+
+TEST_CASE("header validation: CR, LF and NUL anywhere are refused", "[detail][headers]") {
+  const std::string secret = "SECRET-canary-0a1b";
+  for (const std::string& bad : {std::string("\r") + secret, secret + "\n", secret.substr(0, 3) + "\r\n" +
+                                                                                secret.substr(3),
+                                std::string(1, '\0') + secret, secret + std::string(1, '\0'),
+                                secret.substr(0, 5) + std::string(1, '\0') + secret.substr(5)}) {
+    CHECK_FALSE(detail::is_safe_header_value(bad));
+    const Headers h{{"Accept", "application/json"}, {"x-api-key", bad}};
+    auto r = detail::validate_headers(h);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::invalid_argument);
+    CHECK_THAT(r.error().message, Catch::Contains("x-api-key"));
+    CHECK_THAT(r.error().message, !Catch::Contains("SECRET"));
+    CHECK_THAT(r.error().message, !Catch::Contains("canary"));
+  }
+}
+
+TEST_CASE("header validation: ordinary values and names pass", "[detail][headers]") {
+  CHECK(detail::is_safe_header_value(""));
+  CHECK(detail::is_safe_header_value("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="));
+  CHECK(detail::is_safe_header_value("tab\tand spaces"));
+  CHECK(detail::is_safe_header_value("\xC3\xA9"));
+  CHECK(detail::validate_headers(Headers{{"x-api-key", "k"}, {"User-Agent", "studentsvc-cpp/0.1.0"}}));
+  CHECK(detail::validate_headers(Headers{}));
+  CHECK(detail::is_valid_header_name("svc-api-version"));
+  CHECK(detail::is_valid_header_name("X_Custom!#$%&'*+.^`|~"));
+}
+
+TEST_CASE("header validation: bad names are refused", "[detail][headers]") {
+  for (const char* bad : {"", "X Api", "x:api", "x-api\r", "x(y)", "\xC3\xA9"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(detail::is_valid_header_name(bad));
+    auto r = detail::validate_headers(Headers{{bad, "v"}});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::invalid_argument);
+  }
+}

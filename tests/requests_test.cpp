@@ -1,0 +1,349 @@
+// Unit tests for requests.hpp: the URL, method, headers and limits of each
+// call's HttpRequest, and the input checks that run before anything is built.
+//
+// URL rule under test: the calls' paths (/students/v2/students/... and
+// /conversation) are appended to whatever path prefix the base URL has; the
+// base URL's trailing slashes are dropped first. The SDK does not add or
+// remove the interface's declared base path `/students` on its own.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <studentsvc/requests.hpp>
+
+using namespace std::chrono_literals;
+using studentsvc::CallOptions;
+using studentsvc::ClientOptions;
+using studentsvc::ConversationRequest;
+using studentsvc::ErrorKind;
+using studentsvc::HttpRequest;
+
+namespace {
+
+constexpr const char* api_key = "KEY-canary-4e1f";
+
+studentsvc::detail::BaseUrl parse(std::string_view url) {
+  auto b = studentsvc::detail::parse_base_url(url, true);
+  if (!b) FAIL("base URL " << url << ": " << b.error().message);
+  return *b;
+}
+
+ClientOptions options() {
+  ClientOptions o;
+  o.base_url = "https://api.example.edu";
+  o.auth.api_key = api_key;
+  return o;
+}
+
+HttpRequest get_ok(std::string_view base, std::string_view perm = "1234567", const ClientOptions& o = options(),
+                   const CallOptions& call = {}) {
+  auto r = studentsvc::build_get_student_request(parse(base), o, perm, call);
+  if (!r) FAIL("build_get_student_request: " << r.error().message);
+  return *r;
+}
+
+HttpRequest current_ok(std::string_view base, std::string_view jwt = "jwt", const ClientOptions& o = options(),
+                       const CallOptions& call = {}) {
+  auto r = studentsvc::build_current_student_request(parse(base), o, jwt, call);
+  if (!r) FAIL("build_current_student_request: " << r.error().message);
+  return *r;
+}
+
+HttpRequest conversation_ok(std::string_view base, const ConversationRequest& c = {},
+                            const ClientOptions& o = options()) {
+  auto r = studentsvc::build_conversation_request(parse(base), o, c);
+  if (!r) FAIL("build_conversation_request: " << r.error().message);
+  return *r;
+}
+
+std::string header(const HttpRequest& r, std::string_view name) {
+  const auto v = r.headers.find(name);
+  return v ? std::string(*v) : std::string("<absent>");
+}
+
+void check_invalid(const studentsvc::Result<HttpRequest>& r, std::string_view must_not_contain = {}) {
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::invalid_argument);
+  CHECK(r.error().status == 0);
+  CHECK(r.error().attempts == 0);
+  CHECK_THAT(r.error().message, !Catch::Contains(api_key));
+  if (!must_not_contain.empty()) CHECK_THAT(r.error().message, !Catch::Contains(std::string(must_not_contain)));
+}
+
+}  // namespace
+
+TEST_CASE("get_student URL for base URLs with and without a prefix", "[requests]") {
+  struct Case {
+    const char* base;
+    const char* url;
+  };
+  const auto c = GENERATE(
+      Case{"https://api.example.edu", "https://api.example.edu/students/v2/students/1234567"},
+      Case{"https://api.example.edu/", "https://api.example.edu/students/v2/students/1234567"},
+      Case{"https://api.example.edu///", "https://api.example.edu/students/v2/students/1234567"},
+      Case{"https://api.example.edu/students", "https://api.example.edu/students/students/v2/students/1234567"},
+      Case{"https://api.example.edu/students/", "https://api.example.edu/students/students/v2/students/1234567"},
+      Case{"https://api.example.edu/gw/v1//", "https://api.example.edu/gw/v1/students/v2/students/1234567"},
+      Case{"https://api.example.edu:8443", "https://api.example.edu:8443/students/v2/students/1234567"},
+      Case{"HTTPS://api.example.edu/Api", "https://api.example.edu/Api/students/v2/students/1234567"},
+      Case{"http://127.0.0.1:8080", "http://127.0.0.1:8080/students/v2/students/1234567"},
+      Case{"http://[::1]:9000/x/", "http://[::1]:9000/x/students/v2/students/1234567"});
+  CAPTURE(c.base);
+  CHECK(get_ok(c.base).url == c.url);
+  CHECK(get_ok(c.base).method == "GET");
+  CHECK(get_ok(c.base).body.empty());
+}
+
+TEST_CASE("current_student URL", "[requests]") {
+  CHECK(current_ok("https://api.example.edu").url == "https://api.example.edu/students/v2/students/current");
+  CHECK(current_ok("https://api.example.edu/students/").url ==
+        "https://api.example.edu/students/students/v2/students/current");
+  CHECK(current_ok("https://api.example.edu/").method == "GET");
+}
+
+TEST_CASE("conversation URL, method, query and body", "[requests]") {
+  SECTION("defaults: GET /conversation, no body, no Content-Type") {
+    const auto r = conversation_ok("https://api.example.edu");
+    CHECK(r.url == "https://api.example.edu/conversation");
+    CHECK(r.method == "GET");
+    CHECK(r.body.empty());
+    CHECK_FALSE(r.headers.contains("Content-Type"));
+  }
+  SECTION("prefix") {
+    CHECK(conversation_ok("https://api.example.edu/students/").url == "https://api.example.edu/students/conversation");
+  }
+  SECTION("sub-path and query are encoded") {
+    ConversationRequest c;
+    c.method = "POST";
+    c.sub_path = "/threads/a b/";
+    c.query = {{"page", "2"}, {"q", "x&y=z"}};
+    c.body = R"({"text":"hi"})";
+    const auto r = conversation_ok("https://api.example.edu", c);
+    CHECK(r.url == "https://api.example.edu/conversation/threads/a%20b?page=2&q=x%26y%3Dz");
+    CHECK(r.method == "POST");
+    CHECK(r.body == R"({"text":"hi"})");
+    CHECK(header(r, "Content-Type") == "application/json");
+  }
+  SECTION("an explicit content type is kept") {
+    ConversationRequest c;
+    c.method = "PUT";
+    c.body = "a=1";
+    c.content_type = "application/x-www-form-urlencoded";
+    CHECK(header(conversation_ok("https://api.example.edu", c), "Content-Type") ==
+          "application/x-www-form-urlencoded");
+  }
+  SECTION("a content type without a body is still sent") {
+    ConversationRequest c;
+    c.content_type = "text/plain";
+    CHECK(header(conversation_ok("https://api.example.edu", c), "Content-Type") == "text/plain");
+  }
+  SECTION("any method token") {
+    for (const char* m : {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "X-CUSTOM"}) {
+      ConversationRequest c;
+      c.method = m;
+      CHECK(conversation_ok("https://api.example.edu", c).method == m);
+    }
+  }
+}
+
+TEST_CASE("get_student headers, exactly the table's", "[requests]") {
+  auto o = options();
+  o.auth.basic = studentsvc::BasicCredential{"Aladdin", "open sesame"};
+  CallOptions call;
+  call.user_jwt = "JWT.opaque.value";
+  const auto r = get_ok("https://api.example.edu", "1234567", o, call);
+  CHECK(header(r, "x-api-key") == api_key);
+  CHECK(header(r, "svc-api-key") == api_key);
+  CHECK(header(r, "Authorization") == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+  CHECK(header(r, "svc-user-jwt") == "JWT.opaque.value");
+  CHECK(header(r, "svc-api-version") == "2.0");
+  CHECK(header(r, "Accept") == "application/json, text/json");
+  CHECK(header(r, "User-Agent") == "studentsvc-cpp/" STUDENTSVC_VERSION_STRING);
+  CHECK(r.headers.size() == 7);
+  CHECK_FALSE(r.headers.contains("Content-Type"));
+}
+
+TEST_CASE("get_student without optional credentials", "[requests]") {
+  const auto r = get_ok("https://api.example.edu");
+  CHECK(header(r, "x-api-key") == api_key);
+  CHECK(header(r, "svc-api-key") == api_key);
+  CHECK_FALSE(r.headers.contains("Authorization"));
+  CHECK_FALSE(r.headers.contains("svc-user-jwt"));
+  CHECK(header(r, "svc-api-version") == "2.0");
+  CHECK(header(r, "Accept") == "application/json, text/json");
+  CHECK(header(r, "User-Agent") == std::string(studentsvc::user_agent));
+  CHECK(r.headers.size() == 5);
+}
+
+TEST_CASE("svc-api-key modes on the student calls", "[requests]") {
+  auto o = options();
+  SECTION("custom") {
+    o.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+    o.auth.svc_api_key = "svc-other";
+    CHECK(header(get_ok("https://h", "1234567", o), "svc-api-key") == "svc-other");
+    CHECK(header(current_ok("https://h", "jwt", o), "svc-api-key") == "svc-other");
+  }
+  SECTION("off") {
+    o.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::off;
+    CHECK_FALSE(get_ok("https://h", "1234567", o).headers.contains("svc-api-key"));
+    CHECK_FALSE(current_ok("https://h", "jwt", o).headers.contains("svc-api-key"));
+  }
+}
+
+TEST_CASE("current_student headers", "[requests]") {
+  auto o = options();
+  o.auth.basic = studentsvc::BasicCredential{"test", "123\xC2\xA3"};
+  const auto r = current_ok("https://api.example.edu", "header.payload.sig", o);
+  CHECK(header(r, "x-api-key") == api_key);
+  CHECK(header(r, "svc-api-key") == api_key);
+  CHECK(header(r, "Authorization") == "Basic dGVzdDoxMjPCow==");
+  CHECK(header(r, "svc-user-jwt") == "header.payload.sig");
+  CHECK(header(r, "svc-api-version") == "2.0");
+  CHECK(header(r, "Accept") == "application/json, text/json");
+  CHECK(header(r, "User-Agent") == std::string(studentsvc::user_agent));
+  CHECK(r.headers.size() == 7);
+}
+
+TEST_CASE("conversation headers: x-api-key, Accept application/json, User-Agent only", "[requests]") {
+  auto o = options();
+  o.auth.basic = studentsvc::BasicCredential{"id", "pw"};
+  o.api_version = "2.3";
+  ConversationRequest c;
+  c.call.user_jwt = "jwt-not-for-conversation";
+  c.call.api_version = "7.0";
+  const auto r = conversation_ok("https://api.example.edu", c, o);
+  CHECK(header(r, "x-api-key") == api_key);
+  CHECK(header(r, "Accept") == "application/json");
+  CHECK(header(r, "User-Agent") == std::string(studentsvc::user_agent));
+  CHECK(r.headers.size() == 3);
+  CHECK_FALSE(r.headers.contains("svc-api-key"));
+  CHECK_FALSE(r.headers.contains("Authorization"));
+  CHECK_FALSE(r.headers.contains("svc-user-jwt"));
+  CHECK_FALSE(r.headers.contains("svc-api-version"));
+}
+
+TEST_CASE("svc-api-version: default, configured, per-call override", "[requests]") {
+  auto o = options();
+  CHECK(header(get_ok("https://h"), "svc-api-version") == "2.0");
+  o.api_version = "2.1";
+  CHECK(header(get_ok("https://h", "1234567", o), "svc-api-version") == "2.1");
+  CHECK(header(current_ok("https://h", "jwt", o), "svc-api-version") == "2.1");
+  CallOptions call;
+  call.api_version = "1.0";
+  CHECK(header(get_ok("https://h", "1234567", o, call), "svc-api-version") == "1.0");
+  CHECK(header(current_ok("https://h", "jwt", o, call), "svc-api-version") == "1.0");
+}
+
+TEST_CASE("the perm is checked before anything is built", "[requests]") {
+  const auto base = parse("https://api.example.edu");
+  for (const std::string& perm :
+       {std::string(""), std::string("123456"), std::string("12345678"), std::string("12345a7"),
+        std::string("../../x"), std::string("123%2F5"), std::string("current"), std::string(" 123456"),
+        std::string("\xD9\xA1\xD9\xA2\xD9\xA3\xD9\xA4\xD9\xA5\xD9\xA6\xD9\xA7"), std::string("123456\n"),
+        std::string("1234567\r\nX: y")}) {
+    CAPTURE(perm);
+    check_invalid(studentsvc::build_get_student_request(base, options(), perm), perm.empty() ? "" : perm);
+  }
+}
+
+TEST_CASE("the current-student JWT is required", "[requests]") {
+  check_invalid(studentsvc::build_current_student_request(parse("https://h"), options(), ""));
+}
+
+TEST_CASE("an empty per-call JWT on get_student is refused, not silently dropped", "[requests]") {
+  CallOptions call;
+  call.user_jwt = "";
+  check_invalid(studentsvc::build_get_student_request(parse("https://h"), options(), "1234567", call));
+}
+
+TEST_CASE("CR, LF and NUL in any header value are refused and never echoed", "[requests]") {
+  const std::string injected = GENERATE(as<std::string>{}, "a\rb", "a\nb", "a\r\nX-Evil: 1", std::string("a\0b", 3));
+  const std::string canary = "INJ-canary-" + injected;
+  const auto base = parse("https://h");
+  SECTION("API key") {
+    auto o = options();
+    o.auth.api_key = canary;
+    check_invalid(studentsvc::build_get_student_request(base, o, "1234567"), "INJ-canary");
+    check_invalid(studentsvc::build_current_student_request(base, o, "jwt"), "INJ-canary");
+    check_invalid(studentsvc::build_conversation_request(base, o, {}), "INJ-canary");
+  }
+  SECTION("custom svc-api-key") {
+    auto o = options();
+    o.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+    o.auth.svc_api_key = canary;
+    check_invalid(studentsvc::build_get_student_request(base, o, "1234567"), "INJ-canary");
+  }
+  SECTION("JWT, per call and for current") {
+    CallOptions call;
+    call.user_jwt = canary;
+    check_invalid(studentsvc::build_get_student_request(base, options(), "1234567", call), "INJ-canary");
+    check_invalid(studentsvc::build_current_student_request(base, options(), canary), "INJ-canary");
+  }
+  SECTION("API version, client-wide and per call") {
+    auto o = options();
+    o.api_version = canary;
+    check_invalid(studentsvc::build_get_student_request(base, o, "1234567"), "INJ-canary");
+    CallOptions call;
+    call.api_version = canary;
+    check_invalid(studentsvc::build_current_student_request(base, options(), "jwt", call), "INJ-canary");
+  }
+  SECTION("conversation content type") {
+    ConversationRequest c;
+    c.body = "{}";
+    c.content_type = canary;
+    check_invalid(studentsvc::build_conversation_request(base, options(), c), "INJ-canary");
+  }
+}
+
+TEST_CASE("an empty API version or API key is refused", "[requests]") {
+  const auto base = parse("https://h");
+  auto o = options();
+  o.api_version = "";
+  check_invalid(studentsvc::build_get_student_request(base, o, "1234567"));
+  CallOptions call;
+  call.api_version = "";
+  check_invalid(studentsvc::build_current_student_request(base, options(), "jwt", call));
+  auto no_key = options();
+  no_key.auth.api_key = "";
+  check_invalid(studentsvc::build_get_student_request(base, no_key, "1234567"));
+  check_invalid(studentsvc::build_conversation_request(base, no_key, {}));
+}
+
+TEST_CASE("conversation input checks", "[requests]") {
+  const auto base = parse("https://h");
+  SECTION("method must be a token") {
+    for (const char* m : {"", "GET /x", "GE\rT", "P\nOST", "G(E)T"}) {
+      CAPTURE(m);
+      ConversationRequest c;
+      c.method = m;
+      check_invalid(studentsvc::build_conversation_request(base, options(), c));
+    }
+  }
+  SECTION("'.' and '..' segments cannot climb out of /conversation") {
+    for (const char* p : {"..", "../students/v2/students/1234567", "a/../../x", "./a"}) {
+      CAPTURE(p);
+      ConversationRequest c;
+      c.sub_path = p;
+      check_invalid(studentsvc::build_conversation_request(base, options(), c));
+    }
+  }
+}
+
+TEST_CASE("limits: client values, then per-call overrides", "[requests]") {
+  auto o = options();
+  o.connect_timeout = 1500ms;
+  o.timeout = 2500ms;
+  o.max_response_bytes = 1000;
+  const auto r = get_ok("https://h", "1234567", o);
+  CHECK(r.connect_timeout == 1500ms);
+  CHECK(r.timeout == 2500ms);
+  CHECK(r.max_response_bytes == 1000);
+  CallOptions call;
+  call.timeout = 100ms;
+  const auto c = current_ok("https://h", "jwt", o, call);
+  CHECK(c.timeout == 100ms);
+  CHECK(c.connect_timeout == 1500ms);
+}

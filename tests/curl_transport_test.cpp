@@ -451,7 +451,7 @@ TEST_CASE("e2e: Authorization is sent only when Basic is configured", "[e2e][hea
   CHECK(seen(server, "authorization") == basic_registrar);
 }
 
-TEST_CASE("e2e: svc-api-version: 2.0 by default, client-wide, per call; unsupported → 400", "[e2e][headers]") {
+TEST_CASE("e2e: svc-api-version: 2.0 by default, client-wide, per call, and unsupported → 400", "[e2e][headers]") {
   MockServerOptions options;
   options.api_versions = {"2.0", "2.1", "3.0"};
   MockServer server(options);

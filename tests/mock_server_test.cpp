@@ -118,7 +118,7 @@ void require_invalid_model(const HttpResponse& response, const std::string& fiel
 
 }  // namespace
 
-TEST_CASE("MockServer listens on 127.0.0.1 on a free port; two servers get different ports", "[mock_server]") {
+TEST_CASE("MockServer listens on 127.0.0.1 on a free port, and two servers get different ports", "[mock_server]") {
   MockServer a;
   MockServer b;
   REQUIRE(a.running());

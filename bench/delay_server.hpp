@@ -1,0 +1,183 @@
+#pragma once
+// DelayServer: a tiny HTTP/1.1 keep-alive server on 127.0.0.1 that answers
+// every request with the same JSON body after a fixed delay, for measuring
+// latency-bound batches. One thread, epoll and a timer heap, so any number of
+// requests can wait at once (the MockServer pins one of its 32 worker threads
+// to each keep-alive connection, too few for concurrency 64).
+//
+// Linux only; for the benchmark, not for tests.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <queue>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace studentsvc_bench {
+
+class DelayServer {
+ public:
+  DelayServer(std::string body, std::chrono::milliseconds delay) : delay_(delay) {
+    response_ = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body;
+  }
+  ~DelayServer() { stop(); }
+  DelayServer(const DelayServer&) = delete;
+  DelayServer& operator=(const DelayServer&) = delete;
+
+  /// Binds 127.0.0.1 on a free port and starts the thread.
+  bool start() {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (listen_fd_ < 0) return false;
+    const int one = 1;
+    ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return false;
+    if (::listen(listen_fd_, 1024) != 0) return false;
+    socklen_t len = sizeof addr;
+    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) return false;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = listen_fd_;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+    running_ = true;
+    thread_ = std::thread([this] { loop(); });
+    return true;
+  }
+
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+    for (const auto& [fd, buffer] : connections_) ::close(fd);
+    connections_.clear();
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    epoll_fd_ = listen_fd_ = -1;
+  }
+
+  [[nodiscard]] std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  /// The most requests waiting for their answer at one moment.
+  [[nodiscard]] std::size_t max_in_flight() const { return max_in_flight_.load(); }
+  /// Connections accepted so far.
+  [[nodiscard]] std::size_t connections() const { return accepted_.load(); }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  struct Connection {
+    std::string in;
+    std::uint64_t generation = 0;  // tells a reused fd number from the connection that had it
+  };
+  struct Due {
+    clock::time_point when;
+    int fd;
+    std::uint64_t generation;
+    bool operator>(const Due& o) const { return when > o.when; }
+  };
+
+  void loop() {
+    std::vector<epoll_event> events(256);
+    std::size_t waiting = 0;
+    while (running_) {
+      int timeout_ms = 100;  // also how often `running_` is checked
+      if (!due_.empty()) {
+        const auto left = due_.top().when - clock::now();
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(left).count();
+        timeout_ms = us <= 0 ? 0 : static_cast<int>(std::min<long long>((us + 999) / 1000, 100));
+      }
+      const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout_ms);
+      for (int i = 0; i < n; ++i) {
+        const int fd = events[static_cast<std::size_t>(i)].data.fd;
+        if (fd == listen_fd_) {
+          accept_all();
+          continue;
+        }
+        char buf[4096];
+        const ssize_t got = ::recv(fd, buf, sizeof buf, 0);
+        if (got <= 0) {
+          close_connection(fd);
+          continue;
+        }
+        auto it = connections_.find(fd);
+        if (it == connections_.end()) continue;
+        std::string& in = it->second.in;
+        in.append(buf, static_cast<std::size_t>(got));
+        // Every complete request head (GET, no body) gets an answer after the delay.
+        for (std::size_t end = in.find("\r\n\r\n"); end != std::string::npos; end = in.find("\r\n\r\n")) {
+          in.erase(0, end + 4);
+          due_.push(Due{clock::now() + delay_, fd, it->second.generation});
+          ++waiting;
+          std::size_t seen = max_in_flight_.load();
+          if (waiting > seen) max_in_flight_ = waiting;
+        }
+      }
+      const auto now = clock::now();
+      while (!due_.empty() && due_.top().when <= now) {
+        const int fd = due_.top().fd;
+        const std::uint64_t generation = due_.top().generation;
+        due_.pop();
+        --waiting;
+        const auto it = connections_.find(fd);
+        if (it == connections_.end() || it->second.generation != generation) continue;
+        const ssize_t sent = ::send(fd, response_.data(), response_.size(), MSG_NOSIGNAL);
+        if (sent != static_cast<ssize_t>(response_.size())) close_connection(fd);  // small answers fit the buffer
+      }
+    }
+  }
+
+  void accept_all() {
+    for (;;) {
+      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) return;
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.fd = fd;
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+      connections_[fd] = Connection{{}, ++generation_};
+      ++accepted_;
+    }
+  }
+
+  void close_connection(int fd) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    connections_.erase(fd);
+  }
+
+  std::chrono::milliseconds delay_;
+  std::string response_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+  std::map<int, Connection> connections_;
+  std::uint64_t generation_ = 0;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::atomic<std::size_t> max_in_flight_{0};
+  std::atomic<std::size_t> accepted_{0};
+};
+
+}  // namespace studentsvc_bench

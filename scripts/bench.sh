@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The benchmark suite, one command (as root on Debian 12, from the repository):
+#
+#   bash scripts/bench.sh            full run, a few minutes; rewrites docs/benchmarks.md and .png
+#   bash scripts/bench.sh --quick    fewer iterations, to check that everything runs
+#   bash scripts/bench.sh --no-docs  measure and print, leave docs/ alone
+#
+# Installs its tools (install-deps.sh --bench), builds the `bench` preset,
+# starts nginx on 127.0.0.1 on a free port from a config in a temporary
+# directory (nothing under /etc or /var is used), runs bench/run_bench.py, and
+# always stops nginx. Prints a table and one `BENCH name=value` line per figure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+run_args=()
+for arg in "$@"; do
+  case "$arg" in
+    --quick | --no-docs) run_args+=("$arg") ;;
+    *) echo "bench.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+# Loopback only: never through a proxy from the environment.
+export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
+
+bash scripts/install-deps.sh --bench
+cmake --workflow --preset bench
+
+build_dir="$repo/build/bench"
+bench_bin="$build_dir/bench/studentsvc_bench"
+[ -x "$bench_bin" ] || { echo "bench.sh: $bench_bin was not built" >&2; exit 1; }
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+# nginx: prefix, config, pid and logs in a temporary directory.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/studentsvc-bench.XXXXXX")
+nginx_pid=""
+cleanup() {
+  if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
+    kill -TERM "$nginx_pid" 2>/dev/null || true  # fast shutdown: the master stops its worker
+    for _ in $(seq 1 50); do kill -0 "$nginx_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$nginx_pid" 2>/dev/null || true
+    wait "$nginx_pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+body=$("$bench_bin" body)
+mkdir -p "$tmp"/{client_body,proxy,fastcgi,uwsgi,scgi}
+# The body goes into a single-quoted nginx string: escape \ and '.
+body_escaped=$(printf '%s' "$body" | sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g")
+BENCH_PREFIX="$tmp" BENCH_PORT="$port" BENCH_BODY="$body_escaped" python3 - "$repo/bench/nginx.conf.in" "$tmp/nginx.conf" <<'PY'
+import os, sys
+text = open(sys.argv[1]).read()
+for key in ("PREFIX", "PORT", "BODY"):
+    text = text.replace(f"@{key}@", os.environ[f"BENCH_{key}"])
+open(sys.argv[2], "w").write(text)
+PY
+# -e: even the log nginx opens before reading its config is in the temporary directory.
+"$nginx_bin" -t -q -p "$tmp/" -e "$tmp/error.log" -c "$tmp/nginx.conf"
+"$nginx_bin" -p "$tmp/" -e "$tmp/error.log" -c "$tmp/nginx.conf" &  # `daemon off`: this is the master
+nginx_pid=$!
+url="http://127.0.0.1:$port"
+for _ in $(seq 1 100); do
+  if python3 -c "import sys, urllib.request as u; u.build_opener(u.ProxyHandler({})).open(sys.argv[1], timeout=1)" \
+      "$url/students/v2/students/1234567" 2>/dev/null; then break; fi
+  kill -0 "$nginx_pid" 2>/dev/null || { cat "$tmp/error.log" >&2 || true; echo "bench.sh: nginx did not start" >&2; exit 1; }
+  sleep 0.1
+done
+echo "bench.sh: nginx (pid $nginx_pid) on $url"
+
+python3 bench/run_bench.py --bin "$bench_bin" --build-dir "$build_dir" --url "$url" "${run_args[@]}"

@@ -1,0 +1,77 @@
+// Fuzzes the decoding of an error response (status + body) into an ApiError,
+// its one-line text, and the scrubbing of secrets out of it. The first two
+// bytes pick the status; the next byte, how many of the following 8-byte
+// pieces are "secrets"; the rest is the body.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <studentsvc/detail/redact.hpp>
+#include <studentsvc/errors.hpp>
+
+namespace {
+
+void check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+bool printable_one_line(std::string_view s) {
+  for (const char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
+bool contains(const std::string& text, const std::string& secret) { return text.find(secret) != std::string::npos; }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 3) return 0;
+  const int status = 100 + (data[0] << 8 | data[1]) % 500;  // 100-599
+  std::size_t secret_count = data[2] % 4;
+  std::string_view rest(reinterpret_cast<const char*>(data) + 3, size - 3);
+  std::vector<std::string> secrets;
+  for (; secret_count > 0 && rest.size() >= 8; --secret_count) {
+    std::string s(rest.substr(0, 8));
+    rest.remove_prefix(8);
+    // The marker's brackets are excluded, so a replacement can never form a
+    // new occurrence across its edges (real keys and JWTs hold no brackets).
+    if (s.find_first_of("[]") == std::string::npos) secrets.push_back(std::move(s));
+  }
+  const std::string_view body = rest;
+
+  studentsvc::ApiError e = studentsvc::decode_error_body(status, body);
+  check(e.status == status);
+  switch (status) {
+    case 400: check(e.kind == studentsvc::ErrorKind::bad_request); break;
+    case 401: check(e.kind == studentsvc::ErrorKind::unauthorized); break;
+    case 404: check(e.kind == studentsvc::ErrorKind::not_found); break;
+    default: check(e.kind == studentsvc::ErrorKind::http_status); break;
+  }
+  check(e.retryable == studentsvc::is_retryable_status(status));
+  check(!e.message.empty());
+  check(e.body_excerpt.size() <= studentsvc::detail::body_excerpt_limit + 3);
+  check(printable_one_line(e.body_excerpt));
+  if (e.kind != studentsvc::ErrorKind::bad_request) check(e.model_state.empty());
+  const std::string line = to_string(e);
+  check(printable_one_line(line));
+
+  // Scrubbing: afterwards no secret is left in any text of the error.
+  std::sort(secrets.begin(), secrets.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  studentsvc::detail::scrub(e, secrets);
+  for (const auto& s : secrets) {
+    check(!contains(e.message, s) && !contains(e.detail, s) && !contains(e.body_excerpt, s));
+    for (const auto& [name, messages] : e.model_state) {
+      check(!contains(name, s));
+      for (const auto& m : messages) check(!contains(m, s));
+    }
+    // (to_string(e) is not checked: it only joins these fields with the SDK's
+    // own words, "(retryable)" and the like, which an arbitrary secret may spell.)
+  }
+  return 0;
+}

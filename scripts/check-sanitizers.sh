@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The sanitizer builds and the second compiler, each through its CMake preset:
+#
+#   asan          the whole suite (unit, end-to-end, faults, TLS, canary, CLI)
+#                 under AddressSanitizer + UndefinedBehaviorSanitizer
+#   tsan          the tests labelled `concurrency` under ThreadSanitizer; only
+#                 what they need is built (target tsan_tests)
+#   clang-libcxx  the headers and the unit tests with clang-16 and libc++
+#
+#   scripts/check-sanitizers.sh                  all three, in that order
+#   scripts/check-sanitizers.sh tsan clang-libcxx
+#
+# Prints a BENCH line with the seconds each step took. Stops at the first
+# failure. STUDENTSVC_JOBS sets build parallelism (default 2: CI's two cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Every `cmake --build`, the workflows' included, honours this.
+export CMAKE_BUILD_PARALLEL_LEVEL=${STUDENTSVC_JOBS:-2}
+steps=("$@")
+if [ ${#steps[@]} -eq 0 ]; then steps=(asan tsan clang-libcxx); fi
+
+run_tsan() {
+  # The tsan workflow would build every test program; ThreadSanitizer runs
+  # only the `concurrency` label, so build just those (target tsan_tests).
+  # Programs not built show up as *_NOT_BUILT tests without the label and are
+  # filtered out with the rest.
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan --target tsan_tests
+  ctest --preset tsan
+}
+
+for step in "${steps[@]}"; do
+  start=$SECONDS
+  echo "== check-sanitizers: $step"
+  case "$step" in
+    asan) cmake --workflow --preset asan ;;
+    tsan) run_tsan ;;
+    clang-libcxx) cmake --workflow --preset clang-libcxx ;;
+    *) echo "check-sanitizers.sh: unknown step $step (asan, tsan, clang-libcxx)" >&2; exit 2 ;;
+  esac
+  echo "BENCH ci-step=$step seconds=$((SECONDS - start))"
+done

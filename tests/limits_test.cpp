@@ -1,0 +1,284 @@
+// Limits and broken answers: the body cap (default and configured) against a
+// 50 MB body with memory bounded, truncated bodies, connections closed mid-body
+// or with no response, resets, garbage, header floods, invalid JSON, and
+// redirects (never followed). Raw-socket servers on 127.0.0.1 play the faults.
+
+#include <sys/resource.h>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <string>
+
+#include <studentsvc/studentsvc.hpp>
+#include <studentsvc/testing/mock_server.hpp>
+
+#include "support/raw_server.hpp"
+
+using namespace std::chrono_literals;
+using studentsvc::ErrorKind;
+using studentsvc::test::RawServer;
+
+namespace {
+
+constexpr std::size_t fifty_mb = 50U * 1024U * 1024U;
+constexpr const char* student_body =
+    R"({"perm":"1234567","firstName":"Ana","lastName":"N","suffix":"","email":"a@example.edu"})";
+
+studentsvc::ClientOptions raw_options(const RawServer& server) {
+  studentsvc::ClientOptions o;
+  o.base_url = server.base_url();
+  o.auth.api_key = "limits-test-key";
+  o.allow_insecure_loopback = true;
+  o.timeout = 20s;
+  o.retry = studentsvc::RetryPolicy::none();  // one attempt per fault; retries are retry_e2e_test's
+  return o;
+}
+
+/// Peak resident set size of this process so far, in KiB (Linux: ru_maxrss).
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+/// Streams `total` bytes of JSON-ish filler in 64 KiB writes, counting what the
+/// kernel accepted, until done (true) or the client goes away (false).
+bool stream_filler(int fd, std::size_t total, std::atomic<std::size_t>& sent, bool chunked) {
+  static const std::string block(64U * 1024U, 'x');
+  std::size_t left = total;
+  while (left > 0) {
+    const std::size_t n = std::min(left, block.size());
+    std::size_t wrote = 0;
+    bool ok = true;
+    if (chunked) {
+      char size_line[32];
+      std::snprintf(size_line, sizeof size_line, "%zx\r\n", n);
+      ok = RawServer::write_all(fd, size_line) && RawServer::write_all(fd, std::string_view(block).substr(0, n), &wrote) &&
+           RawServer::write_all(fd, "\r\n");
+    } else {
+      ok = RawServer::write_all(fd, std::string_view(block).substr(0, n), &wrote);
+    }
+    sent += wrote;
+    if (!ok) return false;
+    left -= n;
+  }
+  return !chunked || RawServer::write_all(fd, "0\r\n\r\n");
+}
+
+enum class Framing { content_length, chunked, until_close };
+
+}  // namespace
+
+TEST_CASE("the body cap has a documented default and is configurable per client and per call", "[limits]") {
+  CHECK(studentsvc::default_max_response_bytes == 4U * 1024U * 1024U);
+  CHECK(studentsvc::ClientOptions{}.max_response_bytes == studentsvc::default_max_response_bytes);
+
+  const std::string body(1000, ' ');
+  const std::string answer = std::string(student_body) + body.substr(std::string(student_body).size());
+  REQUIRE(answer.size() == 1000);
+  RawServer server([&](int fd, int) {
+    while (!RawServer::read_request(fd).empty()) {
+      if (!RawServer::write_all(fd, RawServer::response(200, answer))) return;
+    }
+  });
+  auto options = raw_options(server);
+  options.max_response_bytes = 1000;  // exactly the body: accepted
+  const studentsvc::Client client(options);
+  CHECK(client.get_student("1234567"));
+
+  studentsvc::CallOptions call;
+  call.max_response_bytes = 999;  // one byte short: refused
+  const auto refused = client.get_student("1234567", call);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().kind == ErrorKind::transport);
+  CHECK_FALSE(refused.error().retryable);
+  CHECK_THAT(refused.error().message, Catch::Contains("999-byte limit"));
+
+  auto small = options;
+  small.max_response_bytes = 100;
+  const studentsvc::Client small_client(small);
+  CHECK_FALSE(small_client.get_student("1234567"));
+  call.max_response_bytes = 4096;  // the call raises the client's cap
+  CHECK(small_client.get_student("1234567", call));
+}
+
+TEST_CASE("a 50 MB body yields a transport error with memory bounded", "[limits]") {
+  // Memory: ru_maxrss is the process's peak RSS. Each ctest case runs in its
+  // own process, so the delta over a warm-up call is what this transfer cost.
+  // Buffering the 50 MB would raise the peak by >= 50 MB; the cap (4 MiB
+  // default) keeps it to a few MiB (an ASan build's quarantine adds a little).
+  // Independently, the server counts the bytes the kernel took before the
+  // client hung up: well under 50 MB shows the transfer was cut off early.
+  const Framing framing = GENERATE(Framing::content_length, Framing::chunked, Framing::until_close);
+  std::atomic<std::size_t> sent{0};
+  std::atomic<bool> finished{false};
+  RawServer server([&](int fd, int connection) {
+    if (RawServer::read_request(fd).empty()) return;
+    if (connection == 0) {  // warm-up
+      RawServer::write_all(fd, RawServer::response(200, student_body, "Connection: close\r\n"));
+      return;
+    }
+    std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
+    switch (framing) {
+      case Framing::content_length: head += "Content-Length: " + std::to_string(fifty_mb) + "\r\n\r\n"; break;
+      case Framing::chunked: head += "Transfer-Encoding: chunked\r\n\r\n"; break;
+      case Framing::until_close: head += "Connection: close\r\n\r\n"; break;
+    }
+    if (!RawServer::write_all(fd, head)) return;
+    finished = stream_filler(fd, fifty_mb, sent, framing == Framing::chunked);
+  });
+  auto options = raw_options(server);
+  const studentsvc::Client client(options);
+  REQUIRE(client.get_student("1234567"));  // warm-up: libcurl and the handle pool are allocated
+
+  const long before = peak_rss_kib();
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = client.get_student("1234567");
+  const auto took = std::chrono::steady_clock::now() - start;
+  const long grown_kib = peak_rss_kib() - before;
+  server.stop();
+
+  REQUIRE_FALSE(result);
+  CHECK(result.error().kind == ErrorKind::transport);
+  CHECK_FALSE(result.error().retryable);
+  CHECK_THAT(result.error().message, Catch::Contains("exceeds the 4194304-byte limit"));
+  INFO("peak RSS grew by " << grown_kib << " KiB; the server wrote " << sent.load() << " bytes");
+  CHECK(grown_kib < 32 * 1024);
+  CHECK_FALSE(finished);
+  CHECK(sent.load() < 24U * 1024U * 1024U);  // the cap plus socket buffers, not 50 MB
+  CHECK(took < 10s);
+}
+
+TEST_CASE("an oversized error body is cut off too", "[limits]") {
+  std::atomic<std::size_t> sent{0};
+  RawServer server([&](int fd, int) {
+    if (RawServer::read_request(fd).empty()) return;
+    RawServer::write_all(fd, "HTTP/1.1 500 Oops\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n");
+    (void)stream_filler(fd, fifty_mb, sent, true);
+  });
+  const auto r = studentsvc::Client(raw_options(server)).get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::transport);
+  CHECK_THAT(r.error().message, Catch::Contains("byte limit"));
+}
+
+TEST_CASE("a flood of response headers is cut off by the transport", "[limits]") {
+  std::atomic<std::size_t> sent{0};
+  RawServer server([&](int fd, int) {
+    if (RawServer::read_request(fd).empty()) return;
+    if (!RawServer::write_all(fd, "HTTP/1.1 200 OK\r\n")) return;
+    const std::string line = "X-Flood: " + std::string(1000, 'a') + "\r\n";
+    for (std::size_t total = 0; total < fifty_mb; total += line.size()) {
+      std::size_t wrote = 0;
+      const bool ok = RawServer::write_all(fd, line, &wrote);
+      sent += wrote;
+      if (!ok) return;
+    }
+  });
+  const auto r = studentsvc::Client(raw_options(server)).get_student("1234567");
+  server.stop();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::transport);
+  CHECK(sent.load() < 24U * 1024U * 1024U);
+}
+
+TEST_CASE("broken answers each yield a transport error", "[limits]") {
+  struct Fault {
+    const char* name;
+    std::function<void(int fd)> play;
+    const char* says;
+  };
+  const std::array<Fault, 7> faults{{
+      {"truncated body (Content-Length 200, 60 bytes, then FIN)",
+       [](int fd) {
+         RawServer::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n");
+         RawServer::write_all(fd, std::string_view(student_body).substr(0, 60));
+       },
+       "closed mid-body"},
+      {"chunked body closed inside a chunk",
+       [](int fd) {
+         RawServer::write_all(fd,
+                              "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              "100\r\n{\"perm\":\"1234567\",");
+       },
+       "closed mid-body"},
+      {"closed with no response",
+       [](int) {},
+       "closed with no response"},
+      {"reset after the request",
+       [](int fd) { RawServer::reset(fd); },
+       "reset"},
+      {"reset mid-body",
+       [](int fd) {
+         RawServer::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"perm\":");
+         std::this_thread::sleep_for(50ms);
+         RawServer::reset(fd);
+       },
+       "reset"},
+      {"garbage instead of HTTP",
+       [](int fd) { RawServer::write_all(fd, "SSH-2.0-OpenSSH_9.2\r\n\r\n"); },
+       ""},
+      {"headers that never end",
+       [](int fd) { RawServer::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-A: b"); },
+       ""},
+  }};
+  for (const auto& fault : faults) {
+    DYNAMIC_SECTION(fault.name) {
+      RawServer server([&](int fd, int) {
+        if (RawServer::read_request(fd).empty()) return;
+        fault.play(fd);
+      });
+      const auto start = std::chrono::steady_clock::now();
+      const auto r = studentsvc::Client(raw_options(server)).get_student("1234567");
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == ErrorKind::transport);
+      CHECK(r.error().status == 0);
+      CHECK_THAT(r.error().message, Catch::Contains(fault.says));
+      CHECK(std::chrono::steady_clock::now() - start < 5s);
+    }
+  }
+}
+
+TEST_CASE("a 200 whose body is not the documented JSON yields decode", "[limits]") {
+  const std::string body = GENERATE(std::string("<html>maintenance</html>"), std::string("{\"perm\":\"1234567\""),
+                                    std::string("[1,2,3]"), std::string(R"({"perm":1234567})"), std::string(""));
+  RawServer server([&](int fd, int) {
+    if (RawServer::read_request(fd).empty()) return;
+    RawServer::write_all(fd, RawServer::response(200, body));
+  });
+  const auto r = studentsvc::Client(raw_options(server)).get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::decode);
+  CHECK(r.error().status == 200);
+  if (body == R"({"perm":1234567})") CHECK_THAT(r.error().message, Catch::Contains("perm"));
+}
+
+TEST_CASE("redirects are never followed, so credentials never go to another host", "[limits]") {
+  // The SDK turns off libcurl's redirect following: a 3xx comes back as an
+  // http_status ApiError with the status and "redirect ... not followed".
+  // Nothing is sent to the Location, whichever host it names.
+  studentsvc::testing::MockServer elsewhere;  // would accept the same credentials
+  const std::string target = GENERATE(std::string("http://localhost:"), std::string("http://127.0.0.1:"));
+  const int status = GENERATE(301, 302, 307, 308);
+  const std::string location = target + std::to_string(elsewhere.port()) + "/students/v2/students/1234567";
+  studentsvc::testing::MockServerOptions mo;
+  mo.intercept = [&](const httplib::Request&, httplib::Response& res) {
+    res.status = status;
+    res.set_header("Location", location);
+    res.set_content("<a href=\"" + location + "\">moved</a>", "text/html");
+    return true;
+  };
+  studentsvc::testing::MockServer origin(mo);
+  auto options = origin.client_options();
+  options.retry = studentsvc::RetryPolicy::none();
+  const auto r = studentsvc::Client(options).get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::http_status);
+  CHECK(r.error().status == status);
+  CHECK_THAT(r.error().message, Catch::Contains("redirect") && Catch::Contains("not followed"));
+  CHECK(origin.request_count() == 1);
+  CHECK(elsewhere.request_count() == 0);
+}

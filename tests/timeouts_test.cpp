@@ -1,0 +1,190 @@
+// Timeouts: documented defaults, connect and whole-request timeouts, and the
+// per-call override, against raw-socket servers on 127.0.0.1 that stall.
+
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <studentsvc/studentsvc.hpp>
+
+#include "support/raw_server.hpp"
+
+using namespace std::chrono_literals;
+using studentsvc::test::RawServer;
+
+namespace {
+
+constexpr const char* student_body =
+    R"({"perm":"1234567","firstName":"Ana","lastName":"N","suffix":"","email":"a@example.edu"})";
+
+studentsvc::ClientOptions raw_options(const RawServer& server) {
+  studentsvc::ClientOptions o;
+  o.base_url = server.base_url();
+  o.auth.api_key = "timeouts-test-key";
+  o.allow_insecure_loopback = true;
+  o.retry = studentsvc::RetryPolicy::none();
+  return o;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TEST_CASE("timeout defaults are the documented ones and CallOptions overrides them", "[timeouts]") {
+  const studentsvc::ClientOptions options;
+  CHECK(options.connect_timeout == 10s);
+  CHECK(options.timeout == 30s);
+  CHECK(studentsvc::default_connect_timeout == 10s);
+  CHECK(studentsvc::default_request_timeout == 30s);
+
+  studentsvc::ClientOptions client;
+  client.connect_timeout = 2s;
+  client.timeout = 7s;
+  studentsvc::detail::BaseUrl base{"https", "svc.example.edu", "svc.example.edu", ""};
+  client.auth.api_key = "k";
+  auto plain = studentsvc::build_get_student_request(base, client, "1234567");
+  REQUIRE(plain);
+  CHECK(plain->connect_timeout == 2s);
+  CHECK(plain->timeout == 7s);
+  studentsvc::CallOptions call;
+  call.connect_timeout = 150ms;
+  call.timeout = 900ms;
+  auto overridden = studentsvc::build_get_student_request(base, client, "1234567", call);
+  REQUIRE(overridden);
+  CHECK(overridden->connect_timeout == 150ms);
+  CHECK(overridden->timeout == 900ms);
+}
+
+TEST_CASE("a server that stalls mid-body gives a transport timeout within the timeout plus one second",
+          "[timeouts]") {
+  RawServer server([&](int fd, int) {
+    if (RawServer::read_request(fd).empty()) return;
+    RawServer::write_all(fd,
+                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                         R"({"perm":"1234567","firstName":")");
+    server.sleep_unless_stopped(30s);  // never finishes the body
+  });
+  REQUIRE(server.port() > 0);
+  auto options = raw_options(server);
+  options.timeout = 1500ms;
+  const studentsvc::Client client(options);
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = client.get_student("1234567");
+  const double took = seconds_since(start);
+
+  REQUIRE_FALSE(result);
+  CHECK(result.error().kind == studentsvc::ErrorKind::transport);
+  CHECK(result.error().status == 0);
+  CHECK(result.error().retryable);
+  CHECK_THAT(result.error().message, Catch::Contains("timed out"));
+  CHECK(took >= 1.4);
+  CHECK(took < 2.5);
+}
+
+TEST_CASE("a server that accepts and never answers times out", "[timeouts]") {
+  RawServer server([&](int fd, int) {
+    (void)RawServer::read_request(fd);
+    server.sleep_unless_stopped(30s);
+  });
+  auto options = raw_options(server);
+  options.timeout = 800ms;
+  const studentsvc::Client client(options);
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = client.current_student("some-jwt");
+  const double took = seconds_since(start);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().kind == studentsvc::ErrorKind::transport);
+  CHECK_THAT(result.error().message, Catch::Contains("timed out"));
+  CHECK(took < 1.8);
+}
+
+TEST_CASE("the per-call timeout beats the client's, both ways", "[timeouts]") {
+  // Answers after 700 ms.
+  RawServer server([&](int fd, int) {
+    while (!RawServer::read_request(fd).empty()) {
+      if (!server.sleep_unless_stopped(700ms)) return;
+      if (!RawServer::write_all(fd, RawServer::response(200, student_body))) return;
+    }
+  });
+
+  SECTION("a short call timeout under a long client timeout") {
+    auto options = raw_options(server);
+    options.timeout = 20s;
+    const studentsvc::Client client(options);
+    studentsvc::CallOptions call;
+    call.timeout = 300ms;
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = client.get_student("1234567", call);
+    REQUIRE_FALSE(result);
+    CHECK_THAT(result.error().message, Catch::Contains("timed out"));
+    CHECK(seconds_since(start) < 1.3);
+  }
+  SECTION("a long call timeout over a short client timeout") {
+    auto options = raw_options(server);
+    options.timeout = 300ms;
+    const studentsvc::Client client(options);
+    CHECK_FALSE(client.get_student("1234567"));  // the client's own timeout is too short
+    studentsvc::CallOptions call;
+    call.timeout = 5s;
+    const auto result = client.get_student("1234567", call);
+    REQUIRE(result);
+    CHECK(result->first_name == "Ana");
+  }
+}
+
+TEST_CASE("a connect that never completes hits the connect timeout", "[timeouts]") {
+  // A listener with a full accept queue: Linux drops further SYNs, so connect()
+  // hangs exactly like a black-holed host, without leaving 127.0.0.1.
+  RawServer listener(nullptr, /*backlog=*/0);
+  REQUIRE(listener.port() > 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 3; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<std::uint16_t>(listener.port()));
+    (void)::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    fillers.push_back(fd);
+  }
+  std::this_thread::sleep_for(100ms);  // let the first handshakes fill the queue
+
+  auto options = raw_options(listener);
+  options.timeout = 20s;
+  const studentsvc::Client client(options);
+
+  SECTION("the client's connect timeout") {
+    auto short_connect = options;
+    short_connect.connect_timeout = 500ms;
+    const studentsvc::Client c(short_connect);
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = c.get_student("1234567");
+    const double took = seconds_since(start);
+    REQUIRE_FALSE(result);
+    CHECK(result.error().kind == studentsvc::ErrorKind::transport);
+    CHECK_THAT(result.error().message, Catch::Contains("timed out"));
+    CHECK(took >= 0.4);
+    CHECK(took < 1.5);
+  }
+  SECTION("the per-call connect timeout") {
+    studentsvc::CallOptions call;
+    call.connect_timeout = 300ms;
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = client.get_student("1234567", call);
+    REQUIRE_FALSE(result);
+    CHECK_THAT(result.error().message, Catch::Contains("timed out"));
+    CHECK(seconds_since(start) < 1.3);
+  }
+  for (const int fd : fillers) ::close(fd);
+}

@@ -15,8 +15,8 @@ namespace studentsvc {
 
 /// @brief The service account's `<network_id>:<password>` pair for HTTP Basic.
 struct BasicCredential {
-  std::string network_id;
-  std::string password;
+  std::string network_id;  ///< The service account's network ID (the Basic user name).
+  std::string password;    ///< Its password; never logged or put in an ApiError.
 
   friend bool operator==(const BasicCredential&, const BasicCredential&) = default;
 };
@@ -52,10 +52,11 @@ enum class SvcApiKeyMode {
 /// The JWT is opaque: it is sent as it is and never parsed. A value type, safe
 /// to share between threads once built.
 struct AuthPolicy {
-  std::string api_key;
+  std::string api_key;  ///< Sent as `x-api-key` on every call.
+  /// What `svc-api-key` carries on the student endpoints: the API key, `svc_api_key`, or nothing.
   SvcApiKeyMode svc_api_key_mode = SvcApiKeyMode::same_as_api_key;
   std::string svc_api_key;  ///< Used when svc_api_key_mode is custom.
-  std::optional<BasicCredential> basic;
+  std::optional<BasicCredential> basic;  ///< HTTP Basic on the student endpoints, when set.
 
   /// @brief Adds this endpoint's credential headers to `headers`.
   ///

@@ -3,14 +3,20 @@
 /// @brief Client: the three calls of the interface, each one straight path
 /// (validate → build → authorise → send with retries → map).
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/config.hpp>
+#include <studentsvc/detail/redact.hpp>
 #include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
@@ -26,6 +32,17 @@
 #endif
 
 namespace studentsvc {
+
+/// @brief Settings of one Client::get_students batch.
+struct BatchOptions {
+  /// Most requests in flight at once (default 16; 0 counts as 1). CurlTransport
+  /// runs them on the curl multi interface, over at most this many connections
+  /// to the host (fewer with HTTP/2 multiplexing); a custom Transport that only
+  /// implements `send` runs them one after another.
+  std::size_t max_concurrency = 16;
+  /// Applied to every lookup of the batch (JWT, API version, timeouts, body cap, retry policy).
+  CallOptions call;
+};
 
 /// @brief The client of the Student Information and Conversation Service.
 ///
@@ -56,6 +73,76 @@ class Client {
     return send_and_map(request, Endpoint::get_student, true, call, [](Result<HttpResponse>&& outcome) {
       return map_student_response(outcome, Endpoint::get_student);
     });
+  }
+
+  /// @brief Many get_student lookups at once: result `i` belongs to `perms[i]`.
+  ///
+  /// Each perm is its own lookup. An invalid perm fails alone with
+  /// invalid_argument and is never sent; a failed lookup never fails the
+  /// others. Up to `batch.max_concurrency` requests are in flight at once
+  /// (Transport::send_all: CurlTransport uses the curl multi interface over
+  /// reused connections, HTTP/2 multiplexing where the server offers it).
+  ///
+  /// Retries follow the call's RetryPolicy, batch-wise: once a round is done,
+  /// the lookups whose outcome is retryable (transport failure, 408, 429, 500,
+  /// 502, 503, 504) are sent again together, after one wait (full-jitter
+  /// backoff, or the longest `Retry-After` among them, capped by
+  /// max_retry_after), until max_attempts or max_total_time. A failed
+  /// lookup's ApiError::attempts counts its own attempts.
+  [[nodiscard]] std::vector<Result<StudentExtended>> get_students(std::span<const std::string> perms,
+                                                                  const BatchOptions& batch = {}) const {
+    std::vector<Result<StudentExtended>> results(perms.size());
+    if (perms.empty()) return results;
+    auto base = ready();
+    if (!base) {
+      for (auto& r : results) r = std::unexpected(base.error());
+      return results;
+    }
+    std::vector<HttpRequest> requests;
+    std::vector<std::size_t> owner;  // index into `results` of each request
+    requests.reserve(perms.size());
+    owner.reserve(perms.size());
+    for (std::size_t i = 0; i < perms.size(); ++i) {
+      auto request = build_get_student_request(**base, state_->options, perms[i], batch.call);
+      if (!request) {
+        results[i] = std::unexpected(std::move(request.error()));
+        continue;
+      }
+      requests.push_back(std::move(*request));
+      owner.push_back(i);
+    }
+    const Logger& logger = state_->options.logger;
+    if (requests.size() < perms.size()) {
+      logger.log(LogLevel::warning, "get_students: " + std::to_string(perms.size() - requests.size()) +
+                                        " lookup(s) not sent: invalid input");
+    }
+    if (requests.empty()) return results;
+    const RetryPolicy& policy = batch.call.retry ? *batch.call.retry : state_->options.retry;
+    // Every request of the batch carries the same headers: one set of secrets to scrub.
+    const auto secrets = detail::request_secrets(requests.front().headers, state_->options.auth);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<int> attempts;
+    int rounds = 0;
+    auto outcomes =
+        send_all_with_retry(requests, std::max<std::size_t>(batch.max_concurrency, 1), policy, attempts, rounds);
+    std::size_t failed = 0;
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      auto result = map_student_response(outcomes[k], Endpoint::get_student);
+      if (!result) {
+        result.error().attempts = attempts[k];
+        detail::scrub(result.error(), secrets);
+        ++failed;
+      }
+      results[owner[k]] = std::move(result);
+    }
+    if (logger.enabled(LogLevel::debug)) {
+      const auto ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+      logger.log(LogLevel::debug, "get_students: " + std::to_string(requests.size()) + " sent, " +
+                                      std::to_string(failed) + " failed, " + std::to_string(rounds) +
+                                      " round(s), " + std::to_string(ms) + " ms");
+    }
+    return results;
   }
 
   /// @brief `GET /students/v2/students/current` for the student named by
@@ -127,6 +214,8 @@ class Client {
 
   /// Send → map, shared by the three calls. Logs endpoint, status, attempts
   /// and time only: never the URL (it holds the perm), headers or body.
+  /// The request's credentials are scrubbed from a returned ApiError and from
+  /// the outcome log line, in case a server or proxy echoes them back.
   template <class Map>
   [[nodiscard]] auto send_and_map(Result<HttpRequest>& request, Endpoint endpoint, bool idempotent,
                                   const CallOptions& call, Map&& map) const
@@ -141,6 +230,7 @@ class Client {
                                       " headers: " + redacted_headers(request->headers));
     }
     const RetryPolicy& policy = call.retry ? *call.retry : state_->options.retry;
+    const auto secrets = detail::request_secrets(request->headers, state_->options.auth);
     const auto start = std::chrono::steady_clock::now();
     int attempts = 0;
     auto outcome =
@@ -148,15 +238,103 @@ class Client {
     if (logger.enabled(LogLevel::debug)) {
       const auto ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-      logger.log(LogLevel::debug, std::string(endpoint_name(endpoint)) + ": " +
-                                      (outcome ? "status " + std::to_string(outcome->status)
-                                               : "transport error: " + outcome.error().message) +
-                                      " after " + std::to_string(attempts) + " attempt(s), " + std::to_string(ms) +
-                                      " ms");
+      std::string line = std::string(endpoint_name(endpoint)) + ": " +
+                         (outcome ? "status " + std::to_string(outcome->status)
+                                  : "transport error: " + outcome.error().message) +
+                         " after " + std::to_string(attempts) + " attempt(s), " + std::to_string(ms) + " ms";
+      detail::scrub(line, secrets);
+      logger.log(LogLevel::debug, line);
     }
     auto result = map(std::move(outcome));
-    if (!result) result.error().attempts = attempts;
+    if (!result) {
+      result.error().attempts = attempts;
+      detail::scrub(result.error(), secrets);
+    }
     return result;
+  }
+
+  /// Transport::send_all, with one outcome per request even from a transport
+  /// that returns too few.
+  [[nodiscard]] std::vector<Result<HttpResponse>> checked_send_all(std::span<const HttpRequest> requests,
+                                                                   std::size_t max_concurrency) const {
+    auto outcomes = state_->transport->send_all(requests, max_concurrency);
+    if (outcomes.size() > requests.size()) outcomes.resize(requests.size());
+    while (outcomes.size() < requests.size()) {
+      outcomes.emplace_back(make_error(ErrorKind::transport, "the transport returned no outcome for this request"));
+    }
+    return outcomes;
+  }
+
+  /// The batch form of send_with_retry: send all, then resend the retryable
+  /// ones together after one wait, round by round. `attempts[k]` receives
+  /// request k's attempt count, `rounds` the number of send_all rounds.
+  [[nodiscard]] std::vector<Result<HttpResponse>> send_all_with_retry(std::vector<HttpRequest>& requests,
+                                                                      std::size_t max_concurrency,
+                                                                      const RetryPolicy& policy,
+                                                                      std::vector<int>& attempts, int& rounds) const {
+    using clock = std::chrono::steady_clock;
+    const Logger& logger = state_->options.logger;
+    const auto deadline = clock::now() + policy.max_total_time;
+    const int max_attempts = std::max(policy.max_attempts, 1);
+    auto cut = [&](HttpRequest& r, std::chrono::milliseconds full) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+      r.timeout = std::max(std::chrono::milliseconds{1}, std::min(full, left));
+    };
+    std::vector<std::chrono::milliseconds> full_timeouts;
+    full_timeouts.reserve(requests.size());
+    for (auto& r : requests) {
+      full_timeouts.push_back(r.timeout);
+      cut(r, r.timeout);
+    }
+    auto outcomes = checked_send_all(requests, max_concurrency);
+    rounds = 1;
+    attempts.assign(requests.size(), 1);
+    std::vector<std::size_t> pending;
+    for (std::size_t k = 0; k < outcomes.size(); ++k) {
+      if (should_retry(outcomes[k])) pending.push_back(k);
+    }
+    for (int attempt = 1; attempt < max_attempts && !pending.empty(); ++attempt) {
+      const auto jitter = state_->jitter.backoff(policy, attempt);
+      std::chrono::milliseconds wait{0};
+      for (const std::size_t k : pending) {
+        std::chrono::milliseconds mine = jitter;
+        if (outcomes[k]) {
+          if (const auto header = outcomes[k]->headers.find("Retry-After")) {
+            if (const auto asked = parse_retry_after(*header, std::chrono::system_clock::now())) {
+              mine = std::min(*asked, policy.max_retry_after);
+            }
+          }
+        }
+        wait = std::max(wait, mine);
+      }
+      if (clock::now() + wait >= deadline) {
+        logger.log(LogLevel::warning, "get_students: giving up on retries, the next wait would pass max_total_time");
+        break;
+      }
+      if (logger.enabled(LogLevel::info)) {
+        logger.log(LogLevel::info, "get_students: retrying " + std::to_string(pending.size()) +
+                                       " lookup(s) after attempt " + std::to_string(attempt) + ", waiting " +
+                                       std::to_string(wait.count()) + " ms");
+      }
+      std::this_thread::sleep_for(wait);
+      std::vector<HttpRequest> again;
+      again.reserve(pending.size());
+      for (const std::size_t k : pending) {
+        again.push_back(requests[k]);
+        cut(again.back(), full_timeouts[k]);
+      }
+      auto redo = checked_send_all(again, max_concurrency);
+      ++rounds;
+      std::vector<std::size_t> still;
+      for (std::size_t j = 0; j < pending.size(); ++j) {
+        const std::size_t k = pending[j];
+        outcomes[k] = std::move(redo[j]);
+        ++attempts[k];
+        if (should_retry(outcomes[k])) still.push_back(k);
+      }
+      pending = std::move(still);
+    }
+    return outcomes;
   }
 
   std::shared_ptr<State> state_;

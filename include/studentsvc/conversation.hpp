@@ -22,20 +22,20 @@ struct ConversationRequest {
   std::string sub_path;
   /// Query parameters, percent-encoded, in this order.
   std::vector<std::pair<std::string, std::string>> query;
-  std::string body;
+  std::string body;  ///< Sent as it is; empty: no body.
   /// `Content-Type` of the body; "application/json" when a body is given without one.
   std::string content_type;
   /// Retried on transient failures only when true: the SDK cannot know whether
   /// an unknown method is safe to repeat.
   bool idempotent = false;
-  CallOptions call;
+  CallOptions call;  ///< Timeouts, body cap and retry policy for this call.
 };
 
 /// @brief A 2xx answer of `/conversation` as it came: status, headers, body.
 struct RawResponse {
-  int status = 0;
-  Headers headers;
-  std::string body;
+  int status = 0;    ///< The HTTP status (2xx).
+  Headers headers;   ///< The response's header fields.
+  std::string body;  ///< The body bytes, unparsed.
 
   /// @brief The body parsed as JSON; ErrorKind::decode when it is not JSON.
   [[nodiscard]] Result<nlohmann::json> json() const {

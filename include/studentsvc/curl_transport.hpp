@@ -3,10 +3,12 @@
 /// @brief CurlTransport, the default Transport on libcurl. The only header that
 /// includes <curl/curl.h>.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +31,12 @@ struct CurlTransportOptions {
   /// Permits `http://` URLs. The Client sets it only with the loopback opt-in
   /// and has already refused non-loopback hosts.
   bool allow_http = false;
+  /// Idle connections kept for reuse across calls and threads: each pooled
+  /// easy handle keeps its own connection, and at most this many idle handles
+  /// are kept. Keep it at or above the number of threads calling at once:
+  /// past it, a finished call closes its connection and a later one pays a
+  /// new TCP and TLS handshake.
+  long max_connections = 64;
 };
 
 namespace detail {
@@ -45,6 +53,11 @@ struct CurlEasyDeleter {
 };
 using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
 
+struct CurlMultiDeleter {
+  void operator()(CURLM* m) const noexcept { curl_multi_cleanup(m); }
+};
+using CurlMulti = std::unique_ptr<CURLM, CurlMultiDeleter>;
+
 struct CurlSlistDeleter {
   void operator()(curl_slist* l) const noexcept { curl_slist_free_all(l); }
 };
@@ -55,8 +68,27 @@ struct CurlExchange {
   HttpResponse response;
   std::size_t max_body = 0;
   bool body_too_large = false;
+  /// Set by the blank line that ends a response's header section; a transfer
+  /// that ends without it was cut off inside the headers (libcurl 7.88 reports
+  /// that as success with whatever status line it got).
+  bool headers_complete = false;
   CurlSlist request_headers;
   std::array<char, CURL_ERROR_SIZE> error{};
+};
+
+/// One transfer lane of a batch: an easy handle and what its current transfer writes into.
+struct CurlBatchSlot {
+  CurlEasy handle;
+  CurlExchange exchange;
+  std::size_t index = 0;  ///< Which request of the batch it carries.
+  bool busy = false;      ///< Added to the multi handle.
+};
+
+/// What a batch runs on: a multi handle (whose connection cache outlives the
+/// batch) and its slots. Used by one batch at a time.
+struct CurlBatchEngine {
+  std::vector<std::unique_ptr<CurlBatchSlot>> slots;
+  CurlMulti multi;  // declared last: destroyed first, before the easy handles
 };
 
 inline std::size_t curl_write_body(char* data, std::size_t size, std::size_t count, void* user) noexcept {
@@ -82,6 +114,9 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
   try {
     if (line.starts_with("HTTP/")) {
       ex->response.headers.clear();  // a new status line: 1xx or a new response
+      ex->headers_complete = false;
+    } else if (line.empty()) {
+      ex->headers_complete = true;
     } else if (const auto colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
       std::string_view value = line.substr(colon + 1);
       while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
@@ -115,8 +150,10 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
     case CURLE_COULDNT_CONNECT: e.message = "connect failed: " + reason; break;
     case CURLE_GOT_NOTHING: e.message = "connection closed with no response: " + reason; break;
     case CURLE_PARTIAL_FILE: e.message = "connection closed mid-body: " + reason; break;
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR: e.message = "connection reset: " + reason; break;
+    // libcurl's reason says which: "Connection reset by peer", "Too large
+    // response headers" (its own cap on the header section), ...
+    case CURLE_RECV_ERROR: e.message = "receive failed: " + reason; break;
+    case CURLE_SEND_ERROR: e.message = "send failed: " + reason; break;
     case CURLE_FILESIZE_EXCEEDED:
       e.message = "response body exceeds the " + std::to_string(ex.max_body) + "-byte limit";
       e.retryable = false;
@@ -139,13 +176,16 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
 /// @brief The default Transport, on libcurl.
 ///
 /// Thread safety: one CurlTransport may be shared by any number of threads.
-/// Each transfer takes an easy handle from a pool; DNS, TLS sessions and the
-/// connection cache are shared (with locks) so connections are reused across
-/// calls and threads (keep-alive, HTTP/2 where offered over TLS). Redirects are
+/// Each transfer takes an easy handle from a pool, and each pooled handle keeps
+/// its connection open (keep-alive, HTTP/2 where offered over TLS), so
+/// connections are reused across calls and threads. DNS and TLS sessions are
+/// shared under locks; connections are not shared between handles, since
+/// libcurl does not support sharing them between concurrent threads. Redirects are
 /// never followed: a 3xx comes back as a response, so credentials never go to
 /// another host.
 class CurlTransport : public Transport {
  public:
+  /// @brief A transport with these settings; libcurl's global state is set up on first use.
   explicit CurlTransport(CurlTransportOptions options = {}) : options_(std::move(options)) {
     detail::ensure_curl_global_init();
     share_ = curl_share_init();
@@ -155,11 +195,11 @@ class CurlTransport : public Transport {
       curl_share_setopt(share_, CURLSHOPT_USERDATA, &locks_);
       curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
       curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-      curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
     }
   }
   ~CurlTransport() override {
     idle_.clear();  // easy handles go before the share they use
+    engines_.clear();
     if (share_ != nullptr) curl_share_cleanup(share_);
   }
   CurlTransport(const CurlTransport&) = delete;
@@ -182,14 +222,106 @@ class CurlTransport : public Transport {
     return result;
   }
 
+  /// @brief Sends a batch on the curl multi interface; results in input order.
+  ///
+  /// At most `max_concurrency` transfers run at once (0 counts as 1), over at
+  /// most that many connections to one host (CURLMOPT_MAX_HOST_CONNECTIONS);
+  /// where the server offers HTTP/2 the transfers share a connection as
+  /// multiplexed streams. One failed transfer never fails the others.
+  ///
+  /// A batch runs on a pooled engine (a multi handle and its easy handles)
+  /// that one batch uses at a time, so any number of threads may call this
+  /// at once; the engine's connections stay open for the next batch. Batch
+  /// transfers share DNS and TLS sessions, but not connections, with `send`.
+  [[nodiscard]] std::vector<Result<HttpResponse>> send_all(std::span<const HttpRequest> requests,
+                                                           std::size_t max_concurrency) override {
+    std::size_t limit = std::min(std::max<std::size_t>(max_concurrency, 1), requests.size());
+    if (limit <= 1) return Transport::send_all(requests, 1);  // one at a time needs no multi handle
+    std::unique_ptr<detail::CurlBatchEngine> engine = take_engine(limit);
+    if (!engine) return Transport::send_all(requests, 1);
+    limit = std::min(limit, engine->slots.size());
+    CURLM* multi = engine->multi.get();
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(limit));
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(limit));  // idle ones kept for the next batch
+
+    std::vector<Result<HttpResponse>> out(requests.size());
+    std::size_t next = 0;
+    std::size_t active = 0;
+    // Starts the next unsent request on `slot`; false when none is left.
+    auto start = [&](detail::CurlBatchSlot& slot) {
+      while (next < requests.size()) {
+        const std::size_t i = next++;
+        CURL* h = slot.handle.get();
+        slot.exchange = detail::CurlExchange{};
+        slot.index = i;
+        if (auto prepared = prepare(h, requests[i], slot.exchange); !prepared) {
+          out[i] = std::unexpected(std::move(prepared.error()));
+          continue;
+        }
+        // Wait for a multiplexable connection rather than open another one, but
+        // only where HTTP/2 can be offered (https, ALPN): over plain http a
+        // waiting transfer would only be held up.
+        curl_easy_setopt(h, CURLOPT_PIPEWAIT, requests[i].url.starts_with("https:") ? 1L : 0L);
+        if (curl_multi_add_handle(multi, h) != CURLM_OK) {
+          out[i] = finish(h, CURLE_FAILED_INIT, slot.exchange);
+          continue;
+        }
+        slot.busy = true;
+        ++active;
+        return true;
+      }
+      return false;
+    };
+    for (std::size_t s = 0; s < limit; ++s) {
+      if (!start(*engine->slots[s])) break;
+    }
+    while (active > 0) {
+      int running = 0;
+      CURLMcode mc = curl_multi_perform(multi, &running);
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL* h = msg->easy_handle;
+        const CURLcode code = msg->data.result;
+        void* owner = nullptr;
+        curl_easy_getinfo(h, CURLINFO_PRIVATE, &owner);
+        curl_multi_remove_handle(multi, h);
+        auto& slot = *static_cast<detail::CurlBatchSlot*>(owner);
+        slot.busy = false;
+        --active;
+        out[slot.index] = finish(h, code, slot.exchange);
+        start(slot);
+      }
+      // Sockets and libcurl's own timers wake the poll; 100 ms bounds any wake-up it misses.
+      if (mc == CURLM_OK && active > 0) mc = curl_multi_poll(multi, nullptr, 0, 100, nullptr);
+      if (mc != CURLM_OK) {  // the multi handle itself failed: fail what is left, never spin
+        const std::string reason = std::string("curl multi: ") + curl_multi_strerror(mc);
+        for (auto& slot : engine->slots) {
+          if (!slot->busy) continue;
+          curl_multi_remove_handle(multi, slot->handle.get());
+          (void)finish(slot->handle.get(), CURLE_FAILED_INIT, slot->exchange);
+          slot->busy = false;
+          out[slot->index] = make_error(ErrorKind::transport, reason);
+        }
+        for (; next < requests.size(); ++next) out[next] = make_error(ErrorKind::transport, reason);
+        active = 0;
+        return out;  // the engine is dropped, not pooled
+      }
+    }
+    return_engine(std::move(engine));
+    return out;
+  }
+
  protected:
   /// Sets every per-request option on `h`; options are set in full each time so
   /// a pooled handle carries nothing over from its last request.
   [[nodiscard]] Result<void> prepare(CURL* h, const HttpRequest& request, detail::CurlExchange& ex) const {
     ex.max_body = request.max_response_bytes;
     curl_slist* list = nullptr;
+    std::string line;  // one buffer for every header line
+    line.reserve(128);
     for (const auto& [name, value] : request.headers) {
-      const std::string line = value.empty() ? name + ";" : name + ": " + value;
+      line.assign(name).append(value.empty() ? ";" : ": ").append(value);
       curl_slist* next = curl_slist_append(list, line.c_str());
       if (next == nullptr) {
         curl_slist_free_all(list);
@@ -224,6 +356,9 @@ class CurlTransport : public Transport {
       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     } else {
+      // A pooled handle may still carry NOBODY from a HEAD; clear it first, or
+      // the body and Content-Length are dropped and no answer body is read.
+      curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
       curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
@@ -231,11 +366,15 @@ class CurlTransport : public Transport {
     return {};
   }
 
+  /// @brief The response (or transport error) of a finished transfer on handle `h`.
   [[nodiscard]] static Result<HttpResponse> finish(CURL* h, CURLcode code, detail::CurlExchange& ex) {
     // Drop pointers into `ex`, which dies when the caller returns.
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
     if (code != CURLE_OK) return std::unexpected(detail::curl_error(code, ex));
+    if (!ex.headers_complete) {
+      return make_error(ErrorKind::transport, "connection closed before the response headers were complete");
+    }
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     ex.response.status = static_cast<int>(status);
@@ -268,9 +407,16 @@ class CurlTransport : public Transport {
     return h;
   }
 
+  /// @brief Returns an easy handle to the pool for reuse (its connection stays open).
   void release(detail::CurlEasy handle) {
-    const std::lock_guard lock(pool_mutex_);
-    idle_.push_back(std::move(handle));
+    {
+      const std::lock_guard lock(pool_mutex_);
+      if (idle_.size() < static_cast<std::size_t>(std::max(options_.max_connections, 1L))) {
+        idle_.push_back(std::move(handle));
+        return;
+      }
+    }
+    // Over the cap: `handle` is cleaned up here, outside the lock, closing its connection.
   }
 
  private:
@@ -288,6 +434,41 @@ class CurlTransport : public Transport {
   CURLSH* share_ = nullptr;
   std::mutex pool_mutex_;
   std::vector<detail::CurlEasy> idle_;
+  std::mutex engine_mutex_;
+  std::vector<std::unique_ptr<detail::CurlBatchEngine>> engines_;
+
+  /// An idle batch engine (or a new one) with at least `slots` easy handles;
+  /// null when libcurl cannot make one.
+  [[nodiscard]] std::unique_ptr<detail::CurlBatchEngine> take_engine(std::size_t slots) {
+    std::unique_ptr<detail::CurlBatchEngine> engine;
+    {
+      const std::lock_guard lock(engine_mutex_);
+      if (!engines_.empty()) {
+        engine = std::move(engines_.back());
+        engines_.pop_back();
+      }
+    }
+    if (!engine) {
+      engine = std::make_unique<detail::CurlBatchEngine>();
+      engine->multi.reset(curl_multi_init());
+      if (!engine->multi) return nullptr;
+      curl_multi_setopt(engine->multi.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    }
+    while (engine->slots.size() < slots) {
+      detail::CurlEasy h = acquire();
+      if (!h) return engine->slots.size() >= 2 ? std::move(engine) : nullptr;
+      auto slot = std::make_unique<detail::CurlBatchSlot>();
+      curl_easy_setopt(h.get(), CURLOPT_PRIVATE, static_cast<void*>(slot.get()));
+      slot->handle = std::move(h);
+      engine->slots.push_back(std::move(slot));
+    }
+    return engine;
+  }
+
+  void return_engine(std::unique_ptr<detail::CurlBatchEngine> engine) {
+    const std::lock_guard lock(engine_mutex_);
+    engines_.push_back(std::move(engine));
+  }
 };
 
 }  // namespace studentsvc

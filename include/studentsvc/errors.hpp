@@ -45,7 +45,7 @@ using ModelState = std::map<std::string, std::vector<std::string>, std::less<>>;
 
 /// @brief The error value of every call. Never holds a credential or a JWT.
 struct ApiError {
-  ErrorKind kind = ErrorKind::transport;
+  ErrorKind kind = ErrorKind::transport;  ///< Which row of the error table.
   /// HTTP status; 0 when nothing came back (invalid_argument, transport).
   int status = 0;
   /// One human-readable sentence: the server's `message`, or the SDK's reason.
@@ -71,12 +71,15 @@ template <class T>
 using Result = std::expected<T, ApiError>;
 
 /// @brief Shorthand for `std::unexpected(ApiError{...})` with kind and message.
+/// A transport error is marked retryable (set `retryable = false` on one that
+/// would fail the same way again); other kinds are not.
 [[nodiscard]] inline std::unexpected<ApiError> make_error(ErrorKind kind, std::string message,
                                                           int status = 0) {
   ApiError e;
   e.kind = kind;
   e.status = status;
   e.message = std::move(message);
+  e.retryable = kind == ErrorKind::transport;
   return std::unexpected(std::move(e));
 }
 
@@ -130,6 +133,9 @@ inline constexpr std::size_t body_excerpt_limit = 256;
 }
 
 [[nodiscard]] inline std::string default_status_message(int status) {
+  if (status >= 300 && status < 400) {  // libcurl never follows one: see CurlTransport
+    return "redirect (HTTP " + std::to_string(status) + ") not followed: the SDK never follows redirects";
+  }
   switch (status) {
     case 400: return "bad request";
     case 401: return "unauthorized";
@@ -186,6 +192,10 @@ inline constexpr std::size_t body_excerpt_limit = 256;
     for (const auto& m : messages) out += "; " + name + ": " + m;
   }
   if (error.retryable) out += " (retryable)";
+  // Server text may hold CR/LF or other control characters: keep it one line.
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
   return out;
 }
 

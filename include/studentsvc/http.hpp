@@ -22,9 +22,10 @@ namespace studentsvc {
 /// @brief An ordered list of HTTP header fields; names compare case-insensitively.
 class Headers {
  public:
-  using Field = std::pair<std::string, std::string>;
+  using Field = std::pair<std::string, std::string>;  ///< One field: name and value.
 
   Headers() = default;
+  /// @brief The fields in this order.
   Headers(std::initializer_list<Field> fields) : fields_(fields) {}
 
   /// @brief Sets `name` to `value`, replacing any earlier field of that name.
@@ -45,12 +46,19 @@ class Headers {
     }
     return std::nullopt;
   }
+  /// @brief True when a field called `name` is present.
   [[nodiscard]] bool contains(std::string_view name) const { return find(name).has_value(); }
+  /// @brief The number of fields.
   [[nodiscard]] std::size_t size() const noexcept { return fields_.size(); }
+  /// @brief True when there is no field.
   [[nodiscard]] bool empty() const noexcept { return fields_.empty(); }
+  /// @brief Removes every field.
   void clear() noexcept { fields_.clear(); }
+  /// @brief Reserves room for `n` fields.
   void reserve(std::size_t n) { fields_.reserve(n); }
+  /// @brief The first field, in insertion order.
   [[nodiscard]] auto begin() const noexcept { return fields_.begin(); }
+  /// @brief Past the last field.
   [[nodiscard]] auto end() const noexcept { return fields_.end(); }
 
   friend bool operator==(const Headers&, const Headers&) = default;
@@ -71,11 +79,12 @@ inline constexpr std::size_t default_max_response_bytes = 4U * 1024U * 1024U;
 
 /// @brief One HTTP request, fully built: the transport sends it as it is.
 struct HttpRequest {
-  std::string method = "GET";
+  std::string method = "GET";  ///< The HTTP method token.
   /// Absolute URL: scheme, host, path and query.
   std::string url;
-  Headers headers;
-  std::string body;
+  Headers headers;   ///< Every header to send, credentials included (already validated).
+  std::string body;  ///< The body; empty: none.
+  /// Bound on the TCP and TLS connect.
   std::chrono::milliseconds connect_timeout = default_connect_timeout;
   /// Bound on the whole exchange, connect included.
   std::chrono::milliseconds timeout = default_request_timeout;
@@ -85,10 +94,11 @@ struct HttpRequest {
 
 /// @brief What came back: status, header fields and the body bytes.
 struct HttpResponse {
-  int status = 0;
-  Headers headers;
-  std::string body;
+  int status = 0;    ///< The HTTP status code.
+  Headers headers;   ///< The response's header fields, in order.
+  std::string body;  ///< The body bytes (at most the request's max_response_bytes).
 
+  /// @brief True for a 2xx status.
   [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
 };
 
@@ -96,7 +106,9 @@ struct HttpResponse {
 ///
 /// `send` returns the response for any status; only a failure to get one
 /// (DNS, connect, TLS, timeout, reset, body over the cap) is an ApiError with
-/// ErrorKind::transport.
+/// ErrorKind::transport. Such an error is retried (for idempotent calls) only
+/// when its `retryable` is true: set it false when another attempt would fail
+/// the same way (a certificate that does not verify, a body over the cap).
 class Transport {
  public:
   virtual ~Transport() = default;

@@ -16,6 +16,7 @@ namespace studentsvc {
 /// @brief Severity of a log line; `off` as a threshold silences the hook.
 enum class LogLevel { trace, debug, info, warning, error, off };
 
+/// @brief The level's lower-case name ("trace", ..., "off").
 [[nodiscard]] constexpr std::string_view to_string(LogLevel level) noexcept {
   switch (level) {
     case LogLevel::trace: return "trace";
@@ -34,12 +35,14 @@ enum class LogLevel { trace, debug, info, warning, error, off };
 ///
 /// The sink is called from whichever thread made the call; it must be thread-safe.
 struct Logger {
-  LogLevel level = LogLevel::off;
-  std::function<void(LogLevel, std::string_view)> sink;
+  LogLevel level = LogLevel::off;  ///< Lines below this level are dropped; `off` drops all.
+  std::function<void(LogLevel, std::string_view)> sink;  ///< Receives each line; empty: logging is off.
 
+  /// @brief True when a line at level `l` would reach the sink.
   [[nodiscard]] bool enabled(LogLevel l) const noexcept {
     return sink && level != LogLevel::off && l != LogLevel::off && l >= level;
   }
+  /// @brief Passes `line` to the sink when level `l` is enabled.
   void log(LogLevel l, std::string_view line) const {
     if (enabled(l)) sink(l, line);
   }

@@ -3,7 +3,9 @@
 /// @brief StudentMinimal and StudentExtended (interface section 2), their typed
 /// code views, and their JSON mapping with the interface's own keys.
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -122,7 +124,7 @@ struct StudentExtended : StudentMinimal {
   }
   return "unrecognized";
 }
-/// @copydoc to_string(Gender)
+/// @brief The value's stable lower-case name.
 [[nodiscard]] constexpr std::string_view to_string(InternationalStatus s) noexcept {
   switch (s) {
     case InternationalStatus::foreign: return "foreign";
@@ -132,7 +134,7 @@ struct StudentExtended : StudentMinimal {
   }
   return "unrecognized";
 }
-/// @copydoc to_string(Gender)
+/// @brief The value's stable lower-case name.
 [[nodiscard]] constexpr std::string_view to_string(AdmitLevel a) noexcept {
   switch (a) {
     case AdmitLevel::freshman: return "freshman";
@@ -142,7 +144,7 @@ struct StudentExtended : StudentMinimal {
   }
   return "unrecognized";
 }
-/// @copydoc to_string(Gender)
+/// @brief The value's stable lower-case name.
 [[nodiscard]] constexpr std::string_view to_string(ReleaseStatus r) noexcept {
   switch (r) {
     case ReleaseStatus::releasable: return "releasable";
@@ -159,9 +161,14 @@ namespace detail {
 }
 
 [[nodiscard]] inline std::unexpected<ApiError> field_type_error(std::string_view key, std::string_view expected,
-                                                                const nlohmann::json& got) {
+                                                                std::string_view got_type) {
   return make_error(ErrorKind::decode, "field '" + std::string(key) + "' must be " + std::string(expected) +
-                                           " or null, got " + std::string(json_type_name(got)));
+                                           " or null, got " + std::string(got_type));
+}
+
+[[nodiscard]] inline std::unexpected<ApiError> field_type_error(std::string_view key, std::string_view expected,
+                                                                const nlohmann::json& got) {
+  return field_type_error(key, expected, json_type_name(got));
 }
 
 /// Basic field: string, or null/absent as "".
@@ -228,6 +235,191 @@ namespace detail {
   return j;
 }
 
+/// The top-level keys decode_student reads, in the order their errors are
+/// reported: the five basic ones, the extended strings, then `nfr`.
+inline constexpr std::array<std::string_view, 17> student_keys = {
+    "perm",           "firstName",          "lastName",          "suffix",
+    "email",          "firstNameLegal",     "middleName",        "gender",
+    "birthDate",      "internationalStudentCode", "firstCensusQuarter", "lastCensusQuarter",
+    "lastRegisteredQuarter", "admitLevel",  "admitQuarter",      "pronounCode",
+    "nfr"};
+inline constexpr std::size_t basic_key_count = 5;
+inline constexpr std::size_t nfr_key = 16;
+
+/// SAX handler that decodes a student body straight into the struct, with no
+/// DOM in between. Same rules as the DOM path (decode_student_json): only
+/// top-level keys count, unknown keys and nested values are skipped, null or
+/// absent leaves the field empty, duplicate keys keep the last value, and the
+/// first wrong type in student_keys order is reported, naming the field.
+class StudentSaxDecoder {
+ public:
+  using json = nlohmann::json;
+
+  /// `extended` null: only the five basic keys are read (the `/current` answer).
+  StudentSaxDecoder(StudentMinimal& basic, StudentExtended* extended) noexcept
+      : basic_(basic), extended_(extended), known_(extended != nullptr ? student_keys.size() : basic_key_count) {}
+
+  // Scalars: at depth 0 the body itself is not an object; at depth 1 they are a key's value.
+  bool null() {
+    if (const std::size_t f = take_field(); f != none) reset(f);
+    return top_level("null");
+  }
+  bool boolean(bool value) {
+    if (const std::size_t f = take_field(); f != none) {
+      if (f == nfr_key) {
+        extended_->nfr = value;
+        wrong_[f] = nullptr;
+      } else {
+        wrong_[f] = "boolean";
+      }
+    }
+    return top_level("boolean");
+  }
+  bool number_integer(json::number_integer_t) { return wrong_type("number"); }
+  bool number_unsigned(json::number_unsigned_t) { return wrong_type("number"); }
+  bool number_float(json::number_float_t, const json::string_t&) { return wrong_type("number"); }
+  bool binary(json::binary_t&) { return wrong_type("binary"); }
+  bool string(json::string_t& value) {
+    if (const std::size_t f = take_field(); f != none) {
+      if (f == nfr_key) {
+        wrong_[f] = "string";
+      } else {
+        assign(f, value);
+        wrong_[f] = nullptr;
+      }
+    }
+    return top_level("string");
+  }
+  bool start_object(std::size_t) {
+    if (const std::size_t f = take_field(); f != none) wrong_[f] = "object";
+    ++depth_;
+    return true;
+  }
+  bool end_object() {
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (const std::size_t f = take_field(); f != none) wrong_[f] = "array";
+    (void)top_level("array");
+    ++depth_;
+    return true;
+  }
+  bool end_array() {
+    --depth_;
+    return true;
+  }
+  bool key(json::string_t& name) {
+    if (depth_ == 1 && top_type_ == nullptr) field_ = find(name);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  /// The outcome once sax_parse has returned `parsed`.
+  [[nodiscard]] Result<void> result(bool parsed) const {
+    if (!parsed) return make_error(ErrorKind::decode, "response body is not valid JSON");
+    if (top_type_ != nullptr) {
+      return make_error(ErrorKind::decode, "response body must be a JSON object, got " + std::string(top_type_));
+    }
+    for (std::size_t f = 0; f < known_; ++f) {
+      if (wrong_[f] != nullptr) {
+        return field_type_error(student_keys[f], f == nfr_key ? "a boolean" : "a string", std::string_view(wrong_[f]));
+      }
+    }
+    return {};
+  }
+
+ private:
+  static constexpr std::size_t none = student_keys.size();
+
+  [[nodiscard]] std::size_t find(std::string_view name) const noexcept {
+    for (std::size_t f = 0; f < known_; ++f) {
+      if (student_keys[f] == name) return f;
+    }
+    return none;
+  }
+  /// The field whose value this event is (and forget it), or `none`.
+  std::size_t take_field() noexcept {
+    if (depth_ != 1) return none;
+    const std::size_t f = field_;
+    field_ = none;
+    return f;
+  }
+  bool top_level(const char* type) noexcept {
+    if (depth_ == 0) top_type_ = type;
+    return true;
+  }
+  bool wrong_type(const char* type) {
+    if (const std::size_t f = take_field(); f != none) wrong_[f] = type;
+    return top_level(type);
+  }
+  [[nodiscard]] std::string* basic_field(std::size_t f) noexcept {
+    switch (f) {
+      case 0: return &basic_.perm;
+      case 1: return &basic_.first_name;
+      case 2: return &basic_.last_name;
+      case 3: return &basic_.suffix;
+      case 4: return &basic_.email;
+      default: return nullptr;
+    }
+  }
+  [[nodiscard]] std::optional<std::string>* optional_field(std::size_t f) const noexcept {
+    StudentExtended& s = *extended_;
+    switch (f) {
+      case 5: return &s.first_name_legal;
+      case 6: return &s.middle_name;
+      case 7: return &s.gender;
+      case 8: return &s.birth_date;
+      case 9: return &s.international_student_code;
+      case 10: return &s.first_census_quarter;
+      case 11: return &s.last_census_quarter;
+      case 12: return &s.last_registered_quarter;
+      case 13: return &s.admit_level;
+      case 14: return &s.admit_quarter;
+      case 15: return &s.pronoun_code;
+      default: return nullptr;
+    }
+  }
+  // Copies rather than moves: the lexer's buffer keeps its capacity for the next token.
+  void assign(std::size_t f, const std::string& value) {
+    if (std::string* b = basic_field(f)) {
+      b->assign(value);
+    } else if (std::optional<std::string>* o = optional_field(f)) {
+      if (*o) {
+        (*o)->assign(value);
+      } else {
+        o->emplace(value);
+      }
+    }
+  }
+  void reset(std::size_t f) noexcept {
+    wrong_[f] = nullptr;
+    if (std::string* b = basic_field(f)) {
+      b->clear();
+    } else if (std::optional<std::string>* o = optional_field(f)) {
+      o->reset();
+    } else if (f == nfr_key) {
+      extended_->nfr.reset();
+    }
+  }
+
+  StudentMinimal& basic_;
+  StudentExtended* extended_;
+  std::size_t known_;
+  std::size_t depth_ = 0;
+  std::size_t field_ = none;
+  const char* top_type_ = nullptr;                      // set when the body is not an object
+  std::array<const char*, student_keys.size()> wrong_{};  // per field: the wrong JSON type it had
+};
+
+/// Decodes `body` with StudentSaxDecoder into `basic` (and `extended` when not null).
+[[nodiscard]] inline Result<void> sax_decode_student(std::string_view body, StudentMinimal& basic,
+                                                     StudentExtended* extended) {
+  StudentSaxDecoder decoder(basic, extended);
+  const bool parsed = nlohmann::json::sax_parse(body.begin(), body.end(), &decoder);
+  return decoder.result(parsed);
+}
+
 }  // namespace detail
 
 /// @brief Decodes a parsed StudentExtended object. Unknown keys are ignored; a wrong
@@ -241,11 +433,12 @@ namespace detail {
   return s;
 }
 
-/// @brief Parses and decodes a StudentExtended response body.
+/// @brief Parses and decodes a StudentExtended response body, in one pass
+/// (SAX, no DOM); the same rules and messages as decode_student_json.
 [[nodiscard]] inline Result<StudentExtended> decode_student(std::string_view body) {
-  auto j = detail::parse_object(body);
-  if (!j) return std::unexpected(std::move(j.error()));
-  return decode_student_json(*j);
+  StudentExtended s;
+  if (auto r = detail::sax_decode_student(body, s, &s); !r) return std::unexpected(std::move(r.error()));
+  return s;
 }
 
 /// @brief Decodes a parsed StudentMinimal object (the `/current` answer); other keys are ignored.
@@ -258,11 +451,11 @@ namespace detail {
   return s;
 }
 
-/// @brief Parses and decodes a StudentMinimal response body.
+/// @brief Parses and decodes a StudentMinimal response body (one pass, like decode_student).
 [[nodiscard]] inline Result<StudentMinimal> decode_student_minimal(std::string_view body) {
-  auto j = detail::parse_object(body);
-  if (!j) return std::unexpected(std::move(j.error()));
-  return decode_student_minimal_json(*j);
+  StudentMinimal s;
+  if (auto r = detail::sax_decode_student(body, s, nullptr); !r) return std::unexpected(std::move(r.error()));
+  return s;
 }
 
 /// @brief Writes the five basic fields with the interface's keys.

@@ -27,12 +27,12 @@ namespace studentsvc {
 /// No retry starts once max_total_time would be passed.
 struct RetryPolicy {
   int max_attempts = 3;  ///< Attempts in all, the first included; 1 turns retries off.
-  std::chrono::milliseconds initial_backoff{200};
-  std::chrono::milliseconds max_backoff{5'000};
+  std::chrono::milliseconds initial_backoff{200};  ///< Upper bound of the first wait.
+  std::chrono::milliseconds max_backoff{5'000};     ///< Cap on any computed wait.
   std::chrono::milliseconds max_retry_after{30'000};  ///< Cap on a server's `Retry-After`.
   std::chrono::milliseconds max_total_time{60'000};   ///< Bound on all attempts and waits.
   /// Seeds the jitter generator (for reproducible tests); unset: std::random_device.
-  std::optional<std::uint64_t> jitter_seed;
+  std::optional<std::uint64_t> jitter_seed;  ///< Fixed seed, or std::nullopt for std::random_device.
 
   /// @brief A policy that makes exactly one attempt.
   [[nodiscard]] static RetryPolicy none() {
@@ -59,11 +59,11 @@ struct ClientOptions {
   std::string proxy;
   /// Allows `http://` base URLs, and only to 127.0.0.0/8, ::1 or localhost.
   bool allow_insecure_loopback = false;
-  std::chrono::milliseconds connect_timeout = default_connect_timeout;
-  std::chrono::milliseconds timeout = default_request_timeout;
-  std::size_t max_response_bytes = default_max_response_bytes;
-  RetryPolicy retry;
-  Logger logger;
+  std::chrono::milliseconds connect_timeout = default_connect_timeout;  ///< TCP and TLS connect.
+  std::chrono::milliseconds timeout = default_request_timeout;          ///< The whole exchange.
+  std::size_t max_response_bytes = default_max_response_bytes;  ///< Larger bodies fail with ErrorKind::transport.
+  RetryPolicy retry;  ///< Retries of idempotent calls.
+  Logger logger;      ///< Logging hook; off by default; headers redacted.
   /// The HTTP stack; null: a CurlTransport built from the fields above.
   std::shared_ptr<Transport> transport;
 
@@ -119,11 +119,11 @@ struct ClientOptions {
 struct CallOptions {
   /// `svc-user-jwt` for get_student: only the token's own student is returned.
   std::optional<std::string> user_jwt;
-  std::optional<std::string> api_version;
-  std::optional<std::chrono::milliseconds> connect_timeout;
-  std::optional<std::chrono::milliseconds> timeout;
-  std::optional<std::size_t> max_response_bytes;
-  std::optional<RetryPolicy> retry;
+  std::optional<std::string> api_version;                    ///< Overrides ClientOptions::api_version.
+  std::optional<std::chrono::milliseconds> connect_timeout;  ///< Overrides ClientOptions::connect_timeout.
+  std::optional<std::chrono::milliseconds> timeout;          ///< Overrides ClientOptions::timeout.
+  std::optional<std::size_t> max_response_bytes;             ///< Overrides ClientOptions::max_response_bytes.
+  std::optional<RetryPolicy> retry;                          ///< Overrides ClientOptions::retry.
 };
 
 }  // namespace studentsvc

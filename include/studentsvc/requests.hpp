@@ -64,6 +64,10 @@ inline void apply_limits(HttpRequest& request, const ClientOptions& client, cons
     return make_error(ErrorKind::invalid_argument,
                       "perm must be exactly 7 ASCII digits (got " + std::to_string(perm.size()) + " characters)");
   }
+  if (call.user_jwt && call.user_jwt->empty()) {
+    // Dropping it would silently widen the request to any student.
+    return make_error(ErrorKind::invalid_argument, "user JWT is set but empty");
+  }
   std::string path;
   path.reserve(student_path.size() + perm.size());
   path.append(student_path).append(perm);

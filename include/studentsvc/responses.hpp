@@ -33,20 +33,18 @@ namespace studentsvc {
   if (!outcome) return std::unexpected(outcome.error());
   const HttpResponse& response = *outcome;
   if (!response.ok()) return std::unexpected(error_from_response(response));
-  Result<StudentExtended> student;
-  if (endpoint == Endpoint::current_student) {
-    auto minimal = decode_student_minimal(response.body);
-    if (minimal) {
-      StudentExtended s;
-      static_cast<StudentMinimal&>(s) = std::move(*minimal);
-      student = std::move(s);
-    } else {
-      student = std::unexpected(std::move(minimal.error()));
-    }
-  } else {
-    student = decode_student(response.body);
+  if (endpoint != Endpoint::current_student) {  // decoded in place: no temporary to move
+    auto student = decode_student(response.body);
+    if (!student) student.error().status = response.status;
+    return student;
   }
-  if (!student) student.error().status = response.status;
+  auto minimal = decode_student_minimal(response.body);
+  if (!minimal) {
+    minimal.error().status = response.status;
+    return std::unexpected(std::move(minimal.error()));
+  }
+  StudentExtended student;
+  static_cast<StudentMinimal&>(student) = std::move(*minimal);
   return student;
 }
 

@@ -65,7 +65,9 @@ namespace studentsvc {
   }
   const auto date = parse_http_date(value);
   if (!date) return std::nullopt;
-  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*date - now);
+  // In milliseconds: system_clock's nanoseconds overflow for dates past 2262.
+  const auto wait = std::chrono::time_point_cast<std::chrono::milliseconds>(*date) -
+                    std::chrono::time_point_cast<std::chrono::milliseconds>(now);
   return std::max(wait, std::chrono::milliseconds{0});
 }
 
@@ -75,7 +77,7 @@ template <class Rng>
   const auto initial = std::max<std::int64_t>(policy.initial_backoff.count(), 0);
   const auto ceiling = std::max<std::int64_t>(policy.max_backoff.count(), 0);
   std::int64_t bound = initial;
-  for (int i = 1; i < retry && bound < ceiling; ++i) bound *= 2;
+  for (int i = 1; i < retry && bound < ceiling; ++i) bound = bound > ceiling / 2 ? ceiling : bound * 2;
   bound = std::min(bound, ceiling);
   if (bound <= 0) return std::chrono::milliseconds{0};
   std::uniform_int_distribution<std::int64_t> dist(0, bound);
@@ -85,9 +87,11 @@ template <class Rng>
 /// @brief A jitter source safe to share between threads.
 class JitterSource {
  public:
+  /// @brief Seeded with `seed`, or from std::random_device when it is std::nullopt.
   explicit JitterSource(std::optional<std::uint64_t> seed = std::nullopt)
       : rng_(seed ? *seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32U) ^ std::random_device{}()) {}
 
+  /// @brief The full-jitter wait before retry number `retry` (1, 2, ...) under `policy`.
   [[nodiscard]] std::chrono::milliseconds backoff(const RetryPolicy& policy, int retry) {
     const std::lock_guard lock(mutex_);
     return backoff_delay(policy, retry, rng_);
@@ -98,10 +102,12 @@ class JitterSource {
   std::mt19937_64 rng_;
 };
 
-/// @brief Whether an attempt's outcome may be retried: a transport failure, or
-/// a retryable status. Anything else (2xx, 400, 401, 404, ...) is final.
+/// @brief Whether an attempt's outcome may be retried: a transport failure the
+/// transport marked `retryable` (not a certificate that failed verification, a
+/// body over the cap or a refused scheme: those fail the same way again), or a
+/// retryable status. Anything else (2xx, 400, 401, 404, ...) is final.
 [[nodiscard]] inline bool should_retry(const Result<HttpResponse>& outcome) {
-  if (!outcome) return outcome.error().kind == ErrorKind::transport;
+  if (!outcome) return outcome.error().kind == ErrorKind::transport && outcome.error().retryable;
   return is_retryable_status(outcome->status);
 }
 
@@ -115,7 +121,9 @@ class JitterSource {
                                                           JitterSource& jitter, const Logger& logger,
                                                           int& attempts) {
   using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + policy.max_total_time;
+  // Capped at 100 years: milliseconds::max() ("no bound") would overflow steady_clock's nanoseconds.
+  const auto deadline =
+      clock::now() + std::min<std::chrono::milliseconds>(policy.max_total_time, std::chrono::hours{24 * 365 * 100});
   const int max_attempts = idempotent ? std::max(policy.max_attempts, 1) : 1;
   const auto full_timeout = request.timeout;
   attempts = 0;
@@ -134,7 +142,8 @@ class JitterSource {
         }
       }
     }
-    if (clock::now() + wait >= deadline) {
+    // Compared in milliseconds: now + a huge wait would overflow steady_clock's nanoseconds.
+    if (wait >= std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now())) {
       logger.log(LogLevel::warning, "retry: giving up, the next wait would pass max_total_time");
       return outcome;
     }

@@ -2,9 +2,13 @@
 /// @file version.hpp
 /// @brief The SDK's version, following Semantic Versioning 2.0.0.
 
+/// The major version: incompatible API changes.
 #define STUDENTSVC_VERSION_MAJOR 0
+/// The minor version: compatible additions.
 #define STUDENTSVC_VERSION_MINOR 1
+/// The patch version: compatible fixes.
 #define STUDENTSVC_VERSION_PATCH 0
+/// "MAJOR.MINOR.PATCH" as a string literal.
 #define STUDENTSVC_VERSION_STRING "0.1.0"
 
 #include <string_view>

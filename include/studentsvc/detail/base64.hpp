@@ -15,8 +15,9 @@ namespace studentsvc::detail {
   out.reserve((bytes.size() + 2) / 3 * 4);
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
+    const unsigned v = (static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16U) |
+                       (static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8U) |
+                       static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 2]));
     out += alphabet[(v >> 18U) & 63U];
     out += alphabet[(v >> 12U) & 63U];
     out += alphabet[(v >> 6U) & 63U];

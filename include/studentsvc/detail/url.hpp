@@ -95,6 +95,11 @@ struct BaseUrl {
                                                                                     std::string_view::npos))) {
     return fail("has an invalid port");
   }
+  if (!port.empty()) {
+    long value = 0;
+    for (const char c : port) value = value * 10 + (c - '0');
+    if (value > 65535) return fail("has an invalid port");
+  }
   for (const char c : host) out.host += ascii_lower(c);
 
   if (out.scheme == "http") {

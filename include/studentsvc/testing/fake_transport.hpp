@@ -27,6 +27,7 @@ namespace studentsvc::testing {
 /// @endcode
 class FakeTransport : public Transport {
  public:
+  /// Answers a request once the queue of canned outcomes is empty.
   using Handler = std::function<Result<HttpResponse>(const HttpRequest&)>;
 
   FakeTransport() = default;

@@ -230,11 +230,9 @@ class Client {
                                       " headers: " + redacted_headers(request->headers));
     }
     const RetryPolicy& policy = call.retry ? *call.retry : state_->options.retry;
-    const auto secrets = detail::request_secrets(request->headers, state_->options.auth);
     const auto start = std::chrono::steady_clock::now();
     int attempts = 0;
-    auto outcome =
-        send_with_retry(*state_->transport, std::move(*request), policy, idempotent, state_->jitter, logger, attempts);
+    auto outcome = send_with_retry(*state_->transport, *request, policy, idempotent, state_->jitter, logger, attempts);
     if (logger.enabled(LogLevel::debug)) {
       const auto ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
@@ -242,13 +240,14 @@ class Client {
                          (outcome ? "status " + std::to_string(outcome->status)
                                   : "transport error: " + outcome.error().message) +
                          " after " + std::to_string(attempts) + " attempt(s), " + std::to_string(ms) + " ms";
-      detail::scrub(line, secrets);
+      detail::scrub(line, detail::request_secrets(request->headers, state_->options.auth));
       logger.log(LogLevel::debug, line);
     }
     auto result = map(std::move(outcome));
     if (!result) {
       result.error().attempts = attempts;
-      detail::scrub(result.error(), secrets);
+      // Built only on failure: a successful call carries no text from the server to scrub.
+      detail::scrub(result.error(), detail::request_secrets(request->headers, state_->options.auth));
     }
     return result;
   }

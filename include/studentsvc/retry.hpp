@@ -116,7 +116,7 @@ class JitterSource {
 /// Returns the last outcome: a response (any status) or a transport error.
 /// Each attempt's timeout is cut to what is left of max_total_time.
 /// `attempts` receives the number of attempts made.
-[[nodiscard]] inline Result<HttpResponse> send_with_retry(Transport& transport, HttpRequest request,
+[[nodiscard]] inline Result<HttpResponse> send_with_retry(Transport& transport, const HttpRequest& request,
                                                           const RetryPolicy& policy, bool idempotent,
                                                           JitterSource& jitter, const Logger& logger,
                                                           int& attempts) {
@@ -126,12 +126,18 @@ class JitterSource {
       clock::now() + std::min<std::chrono::milliseconds>(policy.max_total_time, std::chrono::hours{24 * 365 * 100});
   const int max_attempts = idempotent ? std::max(policy.max_attempts, 1) : 1;
   const auto full_timeout = request.timeout;
+  std::optional<HttpRequest> trimmed;  // a copy, made only once the time left cuts the timeout
   attempts = 0;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-    request.timeout = std::max(std::chrono::milliseconds{1}, std::min(full_timeout, left));
+    const HttpRequest* attempt = &request;
+    if (left < full_timeout) {
+      if (!trimmed) trimmed = request;
+      trimmed->timeout = std::max(std::chrono::milliseconds{1}, left);
+      attempt = &*trimmed;
+    }
     ++attempts;
-    auto outcome = transport.send(request);
+    auto outcome = transport.send(*attempt);
     if (attempts >= max_attempts || !should_retry(outcome)) return outcome;
 
     std::chrono::milliseconds wait = jitter.backoff(policy, attempts);

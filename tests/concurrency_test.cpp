@@ -199,8 +199,8 @@ TEST_CASE("copies of a Client share one transport and may be used from other thr
   CHECK(server.connection_count() <= 16);
 }
 
-TEST_CASE("over HTTPS: 8 threads share TLS sessions and connections safely", "[concurrency][tls]") {
-  // The same sharing (connection cache, TLS session cache, DNS) with TLS in the
+TEST_CASE("over HTTPS: 8 threads share TLS sessions and reuse connections safely", "[concurrency][tls]") {
+  // The same pooling (one connection per pooled handle, shared TLS session and DNS caches) with TLS in the
   // path: the share's locks are what keeps OpenSSL's session objects consistent.
   const studentsvc::test::TestPki pki;
   MockServer server({}, pki.server_cert.string(), pki.server_key.string());

@@ -76,6 +76,10 @@ inline constexpr std::chrono::milliseconds default_connect_timeout{10'000};
 inline constexpr std::chrono::milliseconds default_request_timeout{30'000};
 /// @brief Default cap on a response body (4 MiB; a student record is under 2 KiB).
 inline constexpr std::size_t default_max_response_bytes = 4U * 1024U * 1024U;
+/// @brief Default cap on a response's header section, trailers and any 1xx
+/// interim responses counted together (64 KiB: the service sends well under
+/// 2 KiB of headers, and 64 KiB is above what common servers and proxies emit).
+inline constexpr std::size_t default_max_response_header_bytes = 64U * 1024U;
 
 /// @brief One HTTP request, fully built: the transport sends it as it is.
 struct HttpRequest {
@@ -90,6 +94,12 @@ struct HttpRequest {
   std::chrono::milliseconds timeout = default_request_timeout;
   /// The transport fails with ErrorKind::transport once the body grows past this.
   std::size_t max_response_bytes = default_max_response_bytes;
+  /// The transport fails with ErrorKind::transport once the status lines,
+  /// header fields and trailers received for this request grow past this.
+  std::size_t max_response_header_bytes = default_max_response_header_bytes;
+  /// False: the request must not be sent twice (a POST that creates something),
+  /// so the transport never replays it, not even on a connection it found dead.
+  bool idempotent = true;
 };
 
 /// @brief What came back: status, header fields and the body bytes.

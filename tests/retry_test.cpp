@@ -68,17 +68,119 @@ TEST_CASE("parse_http_date reads IMF-fixdate", "[retry]") {
   CHECK(d->time_since_epoch().count() == rfc_example_epoch);
   CHECK(parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT")->time_since_epoch().count() == 0);
   CHECK(parse_http_date("Tue, 29 Feb 2028 23:59:59 GMT")->time_since_epoch().count() == 1835481599);
-  SECTION("malformed dates") {
-    for (const char* bad : {"", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT",
-                            "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 GMT ", "Sun, 6 Nov 1994 08:49:37 GMT",
-                            "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 nov 1994 08:49:37 GMT",
-                            "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
-                            "Sun, 06 Nov 1994 08:60:00 GMT", "Sun, 06 Nov 19x4 08:49:37 GMT",
-                            "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08-49-37 GMT"}) {
-      CAPTURE(bad);
-      CHECK_FALSE(parse_http_date(bad));
+}
+
+TEST_CASE("HTTP-date: every form RFC 9110 makes recipients accept", "[retry][http-date]") {
+  namespace detail = studentsvc::detail;
+  const auto now = at(rfc_example_epoch);
+  struct Row {
+    const char* text;
+    std::int64_t epoch;
+  };
+  const Row rows[] = {
+      {"Sun, 06 Nov 1994 08:49:37 GMT", rfc_example_epoch},   // IMF-fixdate
+      {"Sunday, 06-Nov-94 08:49:37 GMT", rfc_example_epoch},  // obsolete RFC 850
+      {"Sun Nov  6 08:49:37 1994", rfc_example_epoch},        // asctime, day as SP DIGIT
+      {"Sun Nov 06 08:49:37 1994", rfc_example_epoch},        // asctime, day as 2DIGIT
+      {"Wed Nov 16 08:49:37 1994", rfc_example_epoch + 10 * 86400},
+      {"Wednesday, 16-Nov-94 08:49:37 GMT", rfc_example_epoch + 10 * 86400},
+      {"Thu, 01 Jan 1970 00:00:00 GMT", 0},
+      {"Thursday, 01-Jan-70 00:00:00 GMT", 0},
+      {"Thu Jan  1 00:00:00 1970", 0},
+      {"Tue, 29 Feb 2028 23:59:59 GMT", 1835481599},  // leap day
+      {"Sat, 31 Dec 2016 23:59:60 GMT", 1483228800},  // leap second: IMF allows second 60
+  };
+  for (const auto& row : rows) {
+    CAPTURE(row.text);
+    const auto d = detail::parse_http_date(row.text, now);
+    REQUIRE(d);
+    CHECK(d->time_since_epoch().count() == row.epoch);
+    // The public name forwards to the same parser (RFC 850 read against today's clock).
+    if (std::string_view(row.text).find('-') == std::string_view::npos) {
+      CHECK(studentsvc::parse_http_date(row.text) == d);
     }
   }
+}
+
+TEST_CASE("HTTP-date: RFC 850 two-digit years more than 50 years ahead are in the past century",
+          "[retry][http-date]") {
+  namespace detail = studentsvc::detail;
+  using std::chrono::year_month_day;
+  auto year_of = [](const char* text, std::int64_t now_epoch) {
+    const auto d = detail::parse_http_date(text, at(now_epoch));
+    REQUIRE(d);
+    return static_cast<int>(year_month_day{std::chrono::floor<std::chrono::days>(*d)}.year());
+  };
+  constexpr std::int64_t jan_2026 = 1767225600;  // Thu, 01 Jan 2026 00:00:00 GMT
+  CHECK(year_of("Sunday, 06-Nov-94 08:49:37 GMT", jan_2026) == 1994);   // 2094 is 68 years ahead
+  CHECK(year_of("Monday, 06-Nov-30 08:49:37 GMT", jan_2026) == 2030);
+  CHECK(year_of("Friday, 01-Jan-76 00:00:00 GMT", jan_2026) == 2076);   // exactly 50 years: not more
+  CHECK(year_of("Friday, 01-Jan-77 00:00:00 GMT", jan_2026) == 1977);   // 51 years ahead
+  CHECK(year_of("Friday, 01-Jan-26 00:00:00 GMT", jan_2026) == 2026);
+  constexpr std::int64_t jan_2090 = 3786912000;  // Sun, 01 Jan 2090 00:00:00 GMT
+  CHECK(year_of("Monday, 01-Jan-01 00:00:00 GMT", jan_2090) == 2101);   // the next century is under 50 years
+  CHECK(year_of("Monday, 01-Jan-50 00:00:00 GMT", jan_2090) == 2050);
+  constexpr std::int64_t jan_1970 = 0;
+  CHECK(year_of("Sunday, 06-Nov-94 08:49:37 GMT", jan_1970) == 1994);
+  CHECK(year_of("Thursday, 01-Jan-70 00:00:00 GMT", jan_1970) == 1970);
+}
+
+TEST_CASE("HTTP-date: invalid dates, times, names and trailing junk are refused", "[retry][http-date]") {
+  namespace detail = studentsvc::detail;
+  const auto now = at(rfc_example_epoch);
+  for (const char* bad : {
+           "",
+           // IMF-fixdate
+           "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 GMT ", " Sun, 06 Nov 1994 08:49:37 GMT",
+           "Sun, 06 Nov 1994 08:49:37 GMTx", "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+           "Sun, 06 nov 1994 08:49:37 GMT", "sun, 06 Nov 1994 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT",
+           "Sun, 30 Feb 2024 08:49:37 GMT", "Sun, 29 Feb 2023 08:49:37 GMT", "Sun, 31 Apr 1994 08:49:37 GMT",
+           "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT", "Sun, 06 Nov 1994 08:49:61 GMT",
+           "Sun, 06 Nov 19x4 08:49:37 GMT", "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08-49-37 GMT",
+           "Sun, 32 Nov 1994 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+           "Su,  06 Nov 1994 08:49:37 GMT",  // weekday of the wrong length
+           "Sunday, 06 Nov 1994 08:49:37 GMT",
+           // RFC 850
+           "Sun, 06-Nov-94 08:49:37 GMT",        // short weekday
+           "Sundayy, 06-Nov-94 08:49:37 GMT",    // weekday of the wrong length
+           "sunday, 06-Nov-94 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sunday, 6-Nov-94 08:49:37 GMT",
+           "Sunday, 30-Feb-94 08:49:37 GMT", "Sunday, 06-Nov-94 24:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT x",
+           "Sunday, 06-Nov-94 08:49:37 UTC", "Sunday,06-Nov-94 08:49:37 GMT", "Sunday, 06-Nov-9x 08:49:37 GMT",
+           // asctime
+           "Sun Nov  6 08:49:37 1994 ", "Sun Nov 6 08:49:37 1994", "Sun Nov   6 08:49:37 1994",
+           "Sunday Nov  6 08:49:37 1994", "Sun Feb 30 08:49:37 1994", "Sun Nov  6 24:00:00 1994",
+           "Sun Nov  6 08:49:37 94", "Sun Nov  6 08:49:37 1994 GMT", "Sun Nov  0 08:49:37 1994",
+           "Sun Xyz  6 08:49:37 1994", "Sun Nov  6 08:49:37 19944"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(detail::parse_http_date(bad, now));
+    // Retry-After ignores surrounding whitespace (OWS); otherwise it falls back to the backoff.
+    const std::string_view text(bad);
+    if (!text.starts_with(' ') && !text.ends_with(' ')) CHECK_FALSE(studentsvc::parse_retry_after(bad, now));
+  }
+}
+
+TEST_CASE("Retry-After: each HTTP-date form, far future and far past", "[retry][http-date]") {
+  using studentsvc::parse_retry_after;
+  const auto now = at(rfc_example_epoch);
+  for (const char* later : {"Sun, 06 Nov 1994 08:50:07 GMT", "Sunday, 06-Nov-94 08:50:07 GMT", "Sun Nov  6 08:50:07 1994"}) {
+    CAPTURE(later);
+    CHECK(parse_retry_after(later, now) == milliseconds{30000});
+  }
+  for (const char* past : {"Thu, 01 Jan 1970 00:00:00 GMT", "Thursday, 01-Jan-70 00:00:00 GMT",
+                           "Thu Jan  1 00:00:00 1970", "Mon, 01 Jan 0001 00:00:00 GMT"}) {
+    CAPTURE(past);
+    CHECK(parse_retry_after(past, now) == milliseconds{0});
+  }
+  for (const char* far : {"Fri, 31 Dec 9999 23:59:59 GMT", "Fri Dec 31 23:59:59 9999"}) {
+    CAPTURE(far);
+    const auto w = parse_retry_after(far, now);
+    REQUIRE(w);
+    CHECK(*w > std::chrono::hours{24 * 365 * 8000});
+  }
+  // Overflow-sized delta-seconds mean "as long as allowed"; leading zeros do not count.
+  CHECK(parse_retry_after("99999999999999999999999999999999", now) == milliseconds::max());
+  CHECK(parse_retry_after("0000000000000000000000000000005", now) == milliseconds{5000});
+  CHECK(parse_retry_after("999999999999", now) == std::chrono::seconds{999999999999});
 }
 
 TEST_CASE("parse_retry_after: delay-seconds", "[retry]") {

@@ -16,6 +16,7 @@
 
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/config.hpp>
+#include <studentsvc/detail/deadline.hpp>
 #include <studentsvc/detail/redact.hpp>
 #include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
@@ -70,8 +71,8 @@ class Client {
     auto base = ready();
     if (!base) return std::unexpected(std::move(base.error()));
     auto request = build_get_student_request(**base, state_->options, perm, call);
-    return send_and_map(request, Endpoint::get_student, true, call, [](Result<HttpResponse>&& outcome) {
-      return map_student_response(outcome, Endpoint::get_student);
+    return send_and_map(request, Endpoint::get_student, true, call, [perm](Result<HttpResponse>&& outcome) {
+      return map_get_student_response(outcome, perm);
     });
   }
 
@@ -127,7 +128,7 @@ class Client {
         send_all_with_retry(requests, std::max<std::size_t>(batch.max_concurrency, 1), policy, attempts, rounds);
     std::size_t failed = 0;
     for (std::size_t k = 0; k < requests.size(); ++k) {
-      auto result = map_student_response(outcomes[k], Endpoint::get_student);
+      auto result = map_get_student_response(outcomes[k], perms[owner[k]]);
       if (!result) {
         result.error().attempts = attempts[k];
         detail::scrub(result.error(), secrets);
@@ -271,14 +272,10 @@ class Client {
                                                                       std::size_t max_concurrency,
                                                                       const RetryPolicy& policy,
                                                                       std::vector<int>& attempts, int& rounds) const {
-    using clock = std::chrono::steady_clock;
     const Logger& logger = state_->options.logger;
-    const auto deadline = clock::now() + policy.max_total_time;
+    const detail::Deadline deadline(policy.max_total_time);
     const int max_attempts = std::max(policy.max_attempts, 1);
-    auto cut = [&](HttpRequest& r, std::chrono::milliseconds full) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-      r.timeout = std::max(std::chrono::milliseconds{1}, std::min(full, left));
-    };
+    auto cut = [&](HttpRequest& r, std::chrono::milliseconds full) { r.timeout = deadline.cut(full); };
     std::vector<std::chrono::milliseconds> full_timeouts;
     full_timeouts.reserve(requests.size());
     for (auto& r : requests) {
@@ -295,18 +292,8 @@ class Client {
     for (int attempt = 1; attempt < max_attempts && !pending.empty(); ++attempt) {
       const auto jitter = state_->jitter.backoff(policy, attempt);
       std::chrono::milliseconds wait{0};
-      for (const std::size_t k : pending) {
-        std::chrono::milliseconds mine = jitter;
-        if (outcomes[k]) {
-          if (const auto header = outcomes[k]->headers.find("Retry-After")) {
-            if (const auto asked = parse_retry_after(*header, std::chrono::system_clock::now())) {
-              mine = std::min(*asked, policy.max_retry_after);
-            }
-          }
-        }
-        wait = std::max(wait, mine);
-      }
-      if (clock::now() + wait >= deadline) {
+      for (const std::size_t k : pending) wait = std::max(wait, detail::next_wait(outcomes[k], policy, jitter));
+      if (deadline.passed_after(wait)) {
         logger.log(LogLevel::warning, "get_students: giving up on retries, the next wait would pass max_total_time");
         break;
       }

@@ -249,8 +249,10 @@ inline constexpr std::size_t nfr_key = 16;
 /// SAX handler that decodes a student body straight into the struct, with no
 /// DOM in between. Same rules as the DOM path (decode_student_json): only
 /// top-level keys count, unknown keys and nested values are skipped, null or
-/// absent leaves the field empty, duplicate keys keep the last value, and the
-/// first wrong type in student_keys order is reported, naming the field.
+/// absent leaves the field empty, and the first wrong type in student_keys
+/// order is reported, naming the field. A student key that comes twice is a
+/// decode error naming it (the DOM path cannot see duplicates: nlohmann keeps
+/// the last one while parsing).
 class StudentSaxDecoder {
  public:
   using json = nlohmann::json;
@@ -310,13 +312,27 @@ class StudentSaxDecoder {
     return true;
   }
   bool key(json::string_t& name) {
-    if (depth_ == 1 && top_type_ == nullptr) field_ = find(name);
+    if (depth_ == 1 && top_type_ == nullptr) {
+      field_ = find(name);
+      if (field_ != none) {
+        // Parsers disagree on which of two values wins: refuse rather than pick one.
+        if (seen_[field_]) {
+          duplicate_ = field_;
+          return false;  // stops the parse
+        }
+        seen_[field_] = true;
+      }
+    }
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
 
   /// The outcome once sax_parse has returned `parsed`.
   [[nodiscard]] Result<void> result(bool parsed) const {
+    if (duplicate_ != none) {
+      return make_error(ErrorKind::decode,
+                        "field '" + std::string(student_keys[duplicate_]) + "' appears more than once");
+    }
     if (!parsed) return make_error(ErrorKind::decode, "response body is not valid JSON");
     if (top_type_ != nullptr) {
       return make_error(ErrorKind::decode, "response body must be a JSON object, got " + std::string(top_type_));
@@ -410,6 +426,8 @@ class StudentSaxDecoder {
   std::size_t field_ = none;
   const char* top_type_ = nullptr;                      // set when the body is not an object
   std::array<const char*, student_keys.size()> wrong_{};  // per field: the wrong JSON type it had
+  std::array<bool, student_keys.size()> seen_{};          // per field: its key has come
+  std::size_t duplicate_ = none;                          // the first field whose key came twice
 };
 
 /// Decodes `body` with StudentSaxDecoder into `basic` (and `extended` when not null).

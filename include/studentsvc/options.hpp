@@ -24,9 +24,15 @@ namespace studentsvc {
 /// The wait before retry n (n = 1, 2, ...) is uniform in
 /// [0, min(max_backoff, initial_backoff * 2^(n-1))] ("full jitter"), or the
 /// server's `Retry-After` (seconds or HTTP-date) capped at max_retry_after.
-/// No retry starts once max_total_time would be passed.
+/// No retry starts once max_total_time would be passed, and a running attempt's
+/// timeout is cut to what is left of it.
+///
+/// Edge values, one meaning each: max_attempts of 0 or less is one attempt;
+/// milliseconds::max() in any duration means "no bound" (no overflow);
+/// a negative backoff or cap counts as zero; max_total_time of zero or less is
+/// refused with ErrorKind::invalid_argument before anything is sent.
 struct RetryPolicy {
-  int max_attempts = 3;  ///< Attempts in all, the first included; 1 turns retries off.
+  int max_attempts = 3;  ///< Attempts in all, the first included; 1 (or 0 or less) turns retries off.
   std::chrono::milliseconds initial_backoff{200};  ///< Upper bound of the first wait.
   std::chrono::milliseconds max_backoff{5'000};     ///< Cap on any computed wait.
   std::chrono::milliseconds max_retry_after{30'000};  ///< Cap on a server's `Retry-After`.
@@ -59,9 +65,14 @@ struct ClientOptions {
   std::string proxy;
   /// Allows `http://` base URLs, and only to 127.0.0.0/8, ::1 or localhost.
   bool allow_insecure_loopback = false;
-  std::chrono::milliseconds connect_timeout = default_connect_timeout;  ///< TCP and TLS connect.
-  std::chrono::milliseconds timeout = default_request_timeout;          ///< The whole exchange.
+  /// TCP and TLS connect; must be positive (0 would mean "no timeout" to libcurl).
+  std::chrono::milliseconds connect_timeout = default_connect_timeout;
+  /// The whole exchange; must be positive.
+  std::chrono::milliseconds timeout = default_request_timeout;
   std::size_t max_response_bytes = default_max_response_bytes;  ///< Larger bodies fail with ErrorKind::transport.
+  /// Cap on the response's header fields, trailers and 1xx interim responses
+  /// together; more fails with ErrorKind::transport. Must be positive.
+  std::size_t max_response_header_bytes = default_max_response_header_bytes;
   RetryPolicy retry;  ///< Retries of idempotent calls.
   Logger logger;      ///< Logging hook; off by default; headers redacted.
   /// The HTTP stack; null: a CurlTransport built from the fields above.
@@ -123,6 +134,7 @@ struct CallOptions {
   std::optional<std::chrono::milliseconds> connect_timeout;  ///< Overrides ClientOptions::connect_timeout.
   std::optional<std::chrono::milliseconds> timeout;          ///< Overrides ClientOptions::timeout.
   std::optional<std::size_t> max_response_bytes;             ///< Overrides ClientOptions::max_response_bytes.
+  std::optional<std::size_t> max_response_header_bytes;      ///< Overrides ClientOptions::max_response_header_bytes.
   std::optional<RetryPolicy> retry;                          ///< Overrides ClientOptions::retry.
 };
 

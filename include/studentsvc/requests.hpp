@@ -4,6 +4,7 @@
 /// headers, let the AuthPolicy add its credentials, then check every header.
 /// Nothing is sent by these functions; a test can call each alone.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,7 @@
 #include <studentsvc/http.hpp>
 #include <studentsvc/models.hpp>
 #include <studentsvc/options.hpp>
+#include <studentsvc/retry.hpp>
 #include <studentsvc/version.hpp>
 
 namespace studentsvc {
@@ -29,11 +31,25 @@ inline constexpr std::string_view conversation_path = "/conversation";
 
 namespace detail {
 
-/// Timeouts and the body cap: the call's value when set, else the client's.
-inline void apply_limits(HttpRequest& request, const ClientOptions& client, const CallOptions& call) {
+/// Timeouts and the body and header caps: the call's value when set, else the
+/// client's. A zero or negative timeout is refused rather than sent: libcurl
+/// reads 0 as "no timeout", so a bad value would silently remove the bound.
+/// The retry policy in force is checked here too, so nothing is sent with it.
+[[nodiscard]] inline Result<void> apply_limits(HttpRequest& request, const ClientOptions& client,
+                                               const CallOptions& call) {
+  constexpr std::chrono::milliseconds zero{0};
   request.connect_timeout = call.connect_timeout.value_or(client.connect_timeout);
+  if (request.connect_timeout <= zero) {
+    return make_error(ErrorKind::invalid_argument, "connect_timeout must be positive");
+  }
   request.timeout = call.timeout.value_or(client.timeout);
+  if (request.timeout <= zero) return make_error(ErrorKind::invalid_argument, "timeout must be positive");
   request.max_response_bytes = call.max_response_bytes.value_or(client.max_response_bytes);
+  request.max_response_header_bytes = call.max_response_header_bytes.value_or(client.max_response_header_bytes);
+  if (request.max_response_header_bytes == 0) {
+    return make_error(ErrorKind::invalid_argument, "max_response_header_bytes must be positive");
+  }
+  return validate_policy(call.retry ? *call.retry : client.retry);
 }
 
 [[nodiscard]] inline Result<HttpRequest> build_student_request(const BaseUrl& base, const ClientOptions& client,
@@ -48,7 +64,7 @@ inline void apply_limits(HttpRequest& request, const ClientOptions& client, cons
   request.headers.set("svc-api-version", version);
   request.headers.set("Accept", "application/json, text/json");
   request.headers.set("User-Agent", std::string(user_agent));
-  apply_limits(request, client, call);
+  if (auto r = apply_limits(request, client, call); !r) return std::unexpected(std::move(r.error()));
   if (auto r = validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
   return request;
 }
@@ -106,7 +122,11 @@ inline void apply_limits(HttpRequest& request, const ClientOptions& client, cons
                         conversation.content_type.empty() ? std::string("application/json") : conversation.content_type);
   }
   request.body = conversation.body;
-  detail::apply_limits(request, client, conversation.call);
+  // The transport must never send a request twice unless the caller said it is safe.
+  request.idempotent = conversation.idempotent;
+  if (auto r = detail::apply_limits(request, client, conversation.call); !r) {
+    return std::unexpected(std::move(r.error()));
+  }
   if (auto r = detail::validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
   return request;
 }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <studentsvc/conversation.hpp>
@@ -45,6 +46,23 @@ namespace studentsvc {
   }
   StudentExtended student;
   static_cast<StudentMinimal&>(student) = std::move(*minimal);
+  return student;
+}
+
+/// @brief Maps a get_student outcome, and checks that the answer is the student
+/// asked for: a 2xx whose `perm` differs from `requested_perm`, or has none, is
+/// ErrorKind::decode and no record is returned (a cache or proxy that mixed up
+/// answers must not hand over another student's data). The message names the
+/// field, never either perm: student identifiers stay out of errors.
+[[nodiscard]] inline Result<StudentExtended> map_get_student_response(const Result<HttpResponse>& outcome,
+                                                                      std::string_view requested_perm) {
+  auto student = map_student_response(outcome, Endpoint::get_student);
+  if (student && student->perm != requested_perm) {
+    return make_error(ErrorKind::decode,
+                      student->perm.empty() ? "field 'perm' is missing from the answer"
+                                            : "field 'perm' does not match the perm requested",
+                      outcome->status);
+  }
   return student;
 }
 

@@ -10,10 +10,13 @@
 
 namespace studentsvc::detail {
 
-/// A value with CR, LF or NUL could split the request (header injection).
+/// RFC 9110 field values hold no control character but horizontal tab: CR, LF
+/// or NUL could split the request (header injection), and the others are
+/// handled differently by each server and proxy on the way.
 [[nodiscard]] constexpr bool is_safe_header_value(std::string_view value) noexcept {
   for (const char c : value) {
-    if (c == '\r' || c == '\n' || c == '\0') return false;
+    const auto b = static_cast<unsigned char>(c);
+    if ((b < 0x20 && b != '\t') || b == 0x7f) return false;
   }
   return true;
 }
@@ -37,7 +40,7 @@ namespace studentsvc::detail {
     }
     if (!is_safe_header_value(value)) {
       return make_error(ErrorKind::invalid_argument,
-                        "header '" + std::string(name) + "' value contains CR, LF or NUL");
+                        "header '" + std::string(name) + "' value contains a control character (only tab is allowed)");
     }
   }
   return {};

@@ -8,14 +8,24 @@
 // over HTTPS on 127.0.0.1.
 
 #include <stdlib.h>  // mkdtemp, setenv
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <studentsvc/studentsvc.hpp>
@@ -28,7 +38,107 @@ using studentsvc::ErrorKind;
 using studentsvc::testing::MockServer;
 using studentsvc::test::TestPki;
 
+extern "C" char** environ;
+
 namespace {
+
+// The client side of the TLS-floor test. OpenSSL reads OPENSSL_CONF once, when
+// libcurl initialises it, so the test re-runs this program with a permissive
+// config in its environment; then this makes one call, prints the outcome and
+// exits before Catch2 starts.
+[[maybe_unused]] const bool tls_floor_probe = [] {
+  const char* url = std::getenv("STUDENTSVC_TLS_FLOOR_PROBE");
+  if (url == nullptr) return false;
+  studentsvc::CurlTransportOptions options;
+  if (const char* ca = std::getenv("STUDENTSVC_TLS_FLOOR_CA")) options.ca_bundle = ca;
+  if (const char* proxy = std::getenv("STUDENTSVC_TLS_FLOOR_PROXY")) options.proxy = proxy;
+  studentsvc::CurlTransport transport(options);
+  studentsvc::HttpRequest request;
+  request.url = url;
+  request.timeout = std::chrono::seconds{20};
+  const auto r = transport.send(request);
+  const std::string out = r ? "status " + std::to_string(r->status) : "error: " + r.error().message;
+  std::printf("%s\n", out.c_str());
+  std::fflush(stdout);
+  std::_Exit(0);
+}();
+
+/// Runs `command` through the shell; its standard output.
+std::string run_capture(const std::string& command) {
+  std::string out;
+  if (FILE* p = ::popen(command.c_str(), "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    ::pclose(p);
+  }
+  return out;
+}
+
+/// A loopback port nothing listens on at the moment (bound, then closed).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+/// `openssl s_server` offering TLS 1.1 only, under OPENSSL_CONF=`conf`; killed on destruction.
+class LegacyTlsServer {
+ public:
+  LegacyTlsServer(const TestPki& pki, const fs::path& conf) : port_(free_port()) {
+    std::vector<std::string> env_strings{"OPENSSL_CONF=" + conf.string()};
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (!std::string_view(*e).starts_with("OPENSSL_CONF=")) env_strings.emplace_back(*e);
+    }
+    std::vector<std::string> args{"openssl", "s_server", "-tls1_1", "-cert", pki.server_cert.string(), "-key",
+                                  pki.server_key.string(), "-accept", "127.0.0.1:" + std::to_string(port_), "-www",
+                                  "-quiet"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    if (::posix_spawnp(&pid_, "openssl", &actions, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    // Ready when it accepts a TCP connection (a bare connect-and-close it shrugs off).
+    for (int i = 0; pid_ > 0 && i < 200 && !ready_; ++i) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      addr.sin_port = htons(static_cast<uint16_t>(port_));
+      ready_ = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      ::close(fd);
+      if (!ready_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~LegacyTlsServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  LegacyTlsServer(const LegacyTlsServer&) = delete;
+  LegacyTlsServer& operator=(const LegacyTlsServer&) = delete;
+
+  [[nodiscard]] bool ready() const { return ready_; }
+  [[nodiscard]] int port() const { return port_; }
+
+ private:
+  int port_;
+  pid_t pid_ = -1;
+  bool ready_ = false;
+};
 
 /// Options for an HTTPS MockServer that trust `ca` (empty: the system store).
 studentsvc::ClientOptions https_options(const MockServer& server, const fs::path& ca, const std::string& host) {
@@ -70,6 +180,7 @@ TEST_CASE("STUDENTSVC_CA_BUNDLE supplies the CA bundle", "[tls]") {
   REQUIRE(options);
   CHECK(options->ca_bundle == pki.ca_cert.string());
   const auto student = studentsvc::Client(*options).get_student("3456789");
+  INFO((student ? std::string() : student.error().message));
   REQUIRE(student);
   CHECK(student->suffix == "JR");
 }
@@ -195,4 +306,44 @@ TEST_CASE("the transport itself refuses http:// unless built for the loopback op
 
   studentsvc::CurlTransport loopback(studentsvc::CurlTransportOptions{{}, {}, true});
   CHECK(loopback.send(request));
+}
+
+TEST_CASE("TLS 1.2 is the floor even where the system's OpenSSL policy allows TLS 1.0 and 1.1", "[tls]") {
+  const TestPki pki;
+  // Lets OpenSSL (server and client alike) speak TLS 1.0 and 1.1 with any cipher.
+  const fs::path conf = pki.dir / "permissive.cnf";
+  std::ofstream(conf) << "openssl_conf = default_conf\n[default_conf]\nssl_conf = ssl_sect\n"
+                         "[ssl_sect]\nsystem_default = system_default_sect\n"
+                         "[system_default_sect]\nMinProtocol = TLSv1\nCipherString = DEFAULT@SECLEVEL=0\n";
+  const LegacyTlsServer server(pki, conf);
+  REQUIRE(server.ready());
+  const std::string address = "127.0.0.1:" + std::to_string(server.port());
+  const std::string no_proxy_env =
+      "env -u http_proxy -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY -u no_proxy -u NO_PROXY "
+      "OPENSSL_CONF='" + conf.string() + "' ";
+
+  // Control: under that config a client without a floor does get a TLS 1.1 session.
+  const std::string control = run_capture(no_proxy_env + "openssl s_client -brief -connect " + address +
+                                          " -CAfile '" + pki.ca_cert.string() + "' -verify_return_error"
+                                          " < /dev/null 2>&1");
+  INFO("s_client: " << control);
+  REQUIRE_THAT(control, Catch::Contains("TLSv1.1"));
+
+  // The SDK, in a process with the same config, refuses to go below TLS 1.2:
+  // to the server itself, and to an https:// proxy.
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string probe = no_proxy_env + "STUDENTSVC_TLS_FLOOR_CA='" + pki.ca_cert.string() + "' ";
+  SECTION("the server") {
+    const std::string out = run_capture(probe + "STUDENTSVC_TLS_FLOOR_PROBE='https://" + address + "/' '" + self + "'");
+    INFO("probe: " << out);
+    CHECK_THAT(out, Catch::StartsWith("error: TLS handshake failed"));
+    CHECK_THAT(out, Catch::Contains("protocol version"));
+  }
+  SECTION("an https:// proxy") {
+    const std::string out = run_capture(probe + "STUDENTSVC_TLS_FLOOR_PROXY='https://" + address +
+                                        "' STUDENTSVC_TLS_FLOOR_PROBE='https://127.0.0.1:9/' '" + self + "'");
+    INFO("probe: " << out);
+    CHECK_THAT(out, Catch::StartsWith("error: TLS handshake failed"));
+    CHECK_THAT(out, Catch::Contains("protocol version"));
+  }
 }

@@ -16,6 +16,8 @@
 
 #include <curl/curl.h>
 
+#include <studentsvc/detail/ascii.hpp>
+#include <studentsvc/detail/url_userinfo.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 
@@ -26,7 +28,10 @@ struct CurlTransportOptions {
   /// PEM file of trusted CAs; empty: the system's store. Peer and host
   /// verification are always on; there is no switch to turn them off.
   std::string ca_bundle;
-  /// Explicit proxy URL; empty: libcurl's environment variables (`https_proxy`, `no_proxy`, ...).
+  /// Explicit proxy URL; empty: libcurl's environment variables (`https_proxy`,
+  /// `no_proxy`, ...). Used for https:// only, always as a CONNECT tunnel, so the
+  /// proxy never sees a request line or a credential header. A plain http://
+  /// (loopback) call never goes through a proxy, not even this one.
   std::string proxy;
   /// Permits `http://` URLs. The Client sets it only with the loopback opt-in
   /// and has already refused non-loopback hosts.
@@ -129,13 +134,50 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
   return n;
 }
 
+/// Whether a COULDNT_CONNECT on `h` was about another endpoint than the URL's
+/// host and port: libcurl names the endpoint it failed to reach ("Failed to
+/// connect to H port P"), which is the proxy's when one is in use.
+[[nodiscard]] inline bool curl_connect_failed_elsewhere(CURL* h, std::string_view reason) {
+  char* url = nullptr;
+  if (curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK || url == nullptr) return false;
+  CURLU* u = curl_url();
+  if (u == nullptr) return false;
+  bool elsewhere = false;
+  char* host = nullptr;
+  char* port = nullptr;
+  if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK && curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+      curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+    std::string_view name(host);
+    if (name.size() > 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+    const std::string target = "connect to " + std::string(name) + " port " + port + " ";
+    elsewhere = reason.find("connect to ") != std::string_view::npos && reason.find(target) == std::string_view::npos;
+  }
+  curl_free(host);
+  curl_free(port);
+  curl_url_cleanup(u);
+  return elsewhere;
+}
+
 /// The ApiError of a failed transfer: kind transport and libcurl's reason,
-/// with the cause named first for the cases callers act on.
-[[nodiscard]] inline ApiError curl_error(CURLcode code, const CurlExchange& ex) {
+/// with the cause named first for the cases callers act on. With the handle,
+/// a failure at a proxy says so. libcurl's text may echo a proxy URL, so its
+/// userinfo (`user:password@`) is stripped first.
+[[nodiscard]] inline ApiError curl_error(CURLcode code, const CurlExchange& ex, CURL* h = nullptr) {
   ApiError e;
   e.kind = ErrorKind::transport;
   e.retryable = true;
-  std::string reason = ex.error[0] != '\0' ? std::string(ex.error.data()) : std::string(curl_easy_strerror(code));
+  const std::string reason =
+      strip_url_userinfo(ex.error[0] != '\0' ? std::string_view(ex.error.data()) : curl_easy_strerror(code));
+  long connect_status = 0;  // the proxy's answer to CONNECT, 0 when none came
+  if (h != nullptr) curl_easy_getinfo(h, CURLINFO_HTTP_CONNECTCODE, &connect_status);
+  if (connect_status >= 300 || (code == CURLE_RECV_ERROR && reason.find("CONNECT") != std::string::npos)) {
+    // "CONNECT tunnel failed, response 403", "Proxy CONNECT aborted"
+    e.message = connect_status >= 300
+                    ? "proxy refused the tunnel (status " + std::to_string(connect_status) + "): " + reason
+                    : "proxy failed during the tunnel setup: " + reason;
+    e.retryable = connect_status == 0 || connect_status >= 500 || connect_status == 408 || connect_status == 429;
+    return e;
+  }
   switch (code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
@@ -145,9 +187,16 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
       break;
     case CURLE_SSL_CONNECT_ERROR: e.message = "TLS handshake failed: " + reason; break;
     case CURLE_OPERATION_TIMEDOUT: e.message = "timed out: " + reason; break;
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY: e.message = "DNS lookup failed: " + reason; break;
-    case CURLE_COULDNT_CONNECT: e.message = "connect failed: " + reason; break;
+    case CURLE_COULDNT_RESOLVE_HOST: e.message = "DNS lookup failed: " + reason; break;
+    // Also a proxy URL libcurl cannot parse ("Unsupported proxy syntax").
+    case CURLE_COULDNT_RESOLVE_PROXY: e.message = "could not resolve the proxy: " + reason; break;
+    case CURLE_PROXY: e.message = "proxy failed: " + reason; break;  // SOCKS handshake errors
+    case CURLE_COULDNT_CONNECT:
+      // Also a proxy URL with a scheme libcurl does not know ("Unsupported proxy scheme").
+      e.message = (h != nullptr && curl_connect_failed_elsewhere(h, reason)) || reason.find("proxy") != std::string::npos
+                      ? "could not connect to the proxy: " + reason
+                      : "connect failed: " + reason;
+      break;
     case CURLE_GOT_NOTHING: e.message = "connection closed with no response: " + reason; break;
     case CURLE_PARTIAL_FILE: e.message = "connection closed mid-body: " + reason; break;
     // libcurl's reason says which: "Connection reset by peer", "Too large
@@ -335,6 +384,13 @@ class CurlTransport : public Transport {
     ex.request_headers.reset(list);
 
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    // Only https:// goes through a proxy. Plain http:// (the loopback opt-in),
+    // or a URL without a scheme that libcurl would take as http, never does:
+    // "" turns off the environment's http_proxy / ALL_PROXY too, since the
+    // proxy would see the credential headers in clear. https://: the explicit
+    // proxy, or (null) libcurl's environment variables.
+    const bool tls = request.url.size() >= 6 && detail::iequals(std::string_view(request.url).substr(0, 6), "https:");
+    curl_easy_setopt(h, CURLOPT_PROXY, !tls ? "" : (options_.proxy.empty() ? nullptr : options_.proxy.c_str()));
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, ex.request_headers.get());
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ex.error.data());
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &detail::curl_write_body);
@@ -371,7 +427,7 @@ class CurlTransport : public Transport {
     // Drop pointers into `ex`, which dies when the caller returns.
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
-    if (code != CURLE_OK) return std::unexpected(detail::curl_error(code, ex));
+    if (code != CURLE_OK) return std::unexpected(detail::curl_error(code, ex, h));
     if (!ex.headers_complete) {
       return make_error(ErrorKind::transport, "connection closed before the response headers were complete");
     }
@@ -400,10 +456,19 @@ class CurlTransport : public Transport {
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+    // TLS 1.2 at least, whatever the system's OpenSSL policy would allow.
+    curl_easy_setopt(e, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
+    // An https:// proxy: verified (system store) and held to the same floor.
+    curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(e, CURLOPT_PROXY_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
+    // Through a proxy, only ever a CONNECT tunnel: the proxy never sees a
+    // request line or our headers, and its CONNECT answer is not the response.
+    curl_easy_setopt(e, CURLOPT_HTTPPROXYTUNNEL, 1L);
+    curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     if (!options_.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, options_.ca_bundle.c_str());
-    if (!options_.proxy.empty()) curl_easy_setopt(e, CURLOPT_PROXY, options_.proxy.c_str());
     return h;
   }
 

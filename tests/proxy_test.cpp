@@ -1,0 +1,394 @@
+// Proxies: a plain http:// (loopback) call never goes through one, whatever the
+// environment or options say; an https:// call shows a proxy nothing but a
+// CONNECT; a failure at the proxy says so and never carries the proxy URL's
+// user:password. The "proxy" is a RawServer on 127.0.0.1 that records every
+// byte it receives; libcurl reads the proxy variables at each transfer, so the
+// tests set them (and restore them) around the calls.
+
+#include <stdlib.h>  // setenv, unsetenv
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <studentsvc/detail/url_userinfo.hpp>
+#include <studentsvc/studentsvc.hpp>
+#include <studentsvc/testing/mock_server.hpp>
+
+#include "support/raw_server.hpp"
+#include "support/test_pki.hpp"
+
+using namespace std::chrono_literals;
+using studentsvc::ErrorKind;
+using studentsvc::test::RawServer;
+using studentsvc::test::TestPki;
+using studentsvc::testing::MockServer;
+
+namespace {
+
+/// Sets or unsets environment variables, restoring every one it touched on destruction.
+class EnvGuard {
+ public:
+  EnvGuard() = default;
+  ~EnvGuard() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) {
+        ::setenv(it->first.c_str(), it->second->c_str(), 1);
+      } else {
+        ::unsetenv(it->first.c_str());
+      }
+    }
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+  void set(const std::string& name, const std::string& value) {
+    save(name);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  void unset(const std::string& name) {
+    save(name);
+    ::unsetenv(name.c_str());
+  }
+  /// Every proxy variable libcurl reads points at `url`, and no_proxy excludes nothing.
+  void proxy_everything_through(const std::string& url) {
+    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+      set(name, url);
+    }
+    unset("no_proxy");
+    unset("NO_PROXY");
+  }
+  /// No proxy variable at all (the test's own explicit proxy is then the only one).
+  void no_proxy_variables() {
+    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                             "no_proxy", "NO_PROXY"}) {
+      unset(name);
+    }
+  }
+
+ private:
+  void save(const std::string& name) {
+    for (const auto& s : saved_) {
+      if (s.first == name) return;
+    }
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+/// What the recording proxy answers once it has read a request head.
+enum class ProxyReply { close, forbidden, auth_required, ok_then_garbage };
+
+/// A "proxy" that records every byte it receives on any connection.
+class RecordingProxy {
+ public:
+  explicit RecordingProxy(ProxyReply reply)
+      : server_([this, reply](int fd, int) { serve(fd, reply); }) {}
+
+  [[nodiscard]] int port() const { return server_.port(); }
+  [[nodiscard]] std::string url(const std::string& scheme = "http", const std::string& userinfo = "") const {
+    return scheme + "://" + userinfo + "127.0.0.1:" + std::to_string(server_.port());
+  }
+  [[nodiscard]] int connections() const { return server_.connections(); }
+  /// Everything received so far, all connections in order of arrival.
+  [[nodiscard]] std::string received() const {
+    const std::lock_guard lock(mutex_);
+    return received_;
+  }
+  /// Waits for the handlers to finish, so received() is complete.
+  void stop() { server_.stop(); }
+
+ private:
+  void record(const std::string& bytes) {
+    const std::lock_guard lock(mutex_);
+    received_ += bytes;
+  }
+  /// Appends whatever else arrives until the peer closes or 1 s passes quietly.
+  void drain(int fd) {
+    char buf[4096];
+    for (;;) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 1000) <= 0) return;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      record(std::string(buf, static_cast<std::size_t>(n)));
+    }
+  }
+  void serve(int fd, ProxyReply reply) {
+    record(RawServer::read_request(fd, 5000ms));
+    switch (reply) {
+      case ProxyReply::close: break;
+      case ProxyReply::forbidden:
+        RawServer::write_all(fd, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
+        break;
+      case ProxyReply::auth_required:
+        RawServer::write_all(fd,
+                             "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\n"
+                             "Content-Length: 0\r\nConnection: close\r\n\r\n");
+        break;
+      case ProxyReply::ok_then_garbage:
+        RawServer::write_all(fd, "HTTP/1.1 200 Connection established\r\n\r\nthis is not a TLS server hello\r\n");
+        break;
+    }
+    drain(fd);
+  }
+
+  RawServer server_;
+  mutable std::mutex mutex_;
+  std::string received_;
+};
+
+/// A loopback port nothing listens on (bound, then closed).
+int closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+/// The credentials MockServer::client_options() carries, as they would appear on the wire.
+std::vector<std::string> service_secrets(const studentsvc::ClientOptions& o) {
+  std::vector<std::string> out{o.auth.api_key, "x-api-key", "svc-api-key", "authorization"};
+  if (o.auth.basic) {
+    out.push_back(o.auth.basic->password);
+    out.push_back(studentsvc::basic_authorization_value(*o.auth.basic));
+    const std::string value = studentsvc::basic_authorization_value(*o.auth.basic);
+    out.push_back(value.substr(value.find(' ') + 1));  // the base64 credential alone
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// No secret, in any letter case, in `seen`.
+void check_no_secret(const std::string& seen, const std::vector<std::string>& secrets) {
+  const std::string haystack = lower(seen);
+  for (const auto& s : secrets) {
+    INFO("secret: " << s);
+    CHECK(haystack.find(lower(s)) == std::string::npos);
+  }
+}
+
+studentsvc::ConversationRequest conversation_post() {
+  studentsvc::ConversationRequest c;
+  c.method = "POST";
+  c.sub_path = "notes";
+  c.body = R"({"note":"hello"})";
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("strip_url_userinfo removes user:password@ from URLs in a text", "[proxy][detail]") {
+  using studentsvc::detail::strip_url_userinfo;
+  CHECK(strip_url_userinfo("Unsupported proxy scheme for 'foo://user:secretpw@127.0.0.1:9'") ==
+        "Unsupported proxy scheme for 'foo://127.0.0.1:9'");
+  CHECK(strip_url_userinfo("Unsupported proxy syntax in 'http://user:secretpw@[zz'") ==
+        "Unsupported proxy syntax in 'http://[zz'");
+  CHECK(strip_url_userinfo("bare user:secretpw@proxy:3128 and \"u:p@h\"") == "bare proxy:3128 and \"h\"");
+  CHECK(strip_url_userinfo("http://only-user@proxy/ https://a:b@c:1/x") == "http://proxy/ https://c:1/x");
+  CHECK(strip_url_userinfo("http://u:p%40ss@proxy") == "http://proxy");
+  CHECK(strip_url_userinfo("http://u:p@ss@proxy") == "http://proxy");  // unencoded '@': up to the last one
+  CHECK(strip_url_userinfo("Failed to connect to 127.0.0.1 port 9 after 0 ms") ==
+        "Failed to connect to 127.0.0.1 port 9 after 0 ms");
+  CHECK(strip_url_userinfo("") == "");
+  CHECK(strip_url_userinfo("  @ \t\n") == "   \t\n");
+}
+
+TEST_CASE("a plain http:// loopback call never goes through a proxy, whatever the environment says",
+          "[proxy][e2e]") {
+  MockServer target;  // plain HTTP on 127.0.0.1: the loopback opt-in
+  REQUIRE(target.running());
+  RecordingProxy proxy(ProxyReply::close);
+  EnvGuard env;
+  const std::string scheme = GENERATE(std::string("http"), std::string("socks5"), std::string("socks5h"));
+  env.proxy_everything_through(proxy.url(scheme));
+  auto options = target.client_options();
+  REQUIRE(options.allow_insecure_loopback);
+  options.retry = studentsvc::RetryPolicy::none();
+  SECTION("environment only") {}
+  SECTION("and an explicit proxy option too") { options.proxy = proxy.url(scheme); }
+  INFO("proxy scheme " << scheme << ", explicit option '" << options.proxy << "'");
+
+  const studentsvc::Client client(options);
+  const auto student = client.get_student("1234567");
+  REQUIRE(student);
+  CHECK(student->first_name == "Ana");
+  const auto conv = client.conversation(conversation_post());
+  REQUIRE(conv);
+  CHECK(target.request_count() == 2);  // both went straight to the target
+  proxy.stop();
+  CHECK(proxy.connections() == 0);
+  CHECK(proxy.received().empty());
+}
+
+TEST_CASE("the transport keeps http:// off a proxy even for a URL without a scheme", "[proxy][e2e]") {
+  // libcurl takes "127.0.0.1:PORT/..." as http://: it must not reach the proxy either.
+  MockServer target;
+  RecordingProxy proxy(ProxyReply::close);
+  EnvGuard env;
+  env.proxy_everything_through(proxy.url());
+  studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{{}, proxy.url(), true});
+  studentsvc::HttpRequest request;
+  request.url = "127.0.0.1:" + std::to_string(target.port()) + "/students/v2/students/1234567";
+  request.headers.set("x-api-key", "mock-api-key");
+  const auto r = transport.send(request);
+  REQUIRE(r);
+  CHECK(target.request_count() == 1);
+  proxy.stop();
+  CHECK(proxy.connections() == 0);
+}
+
+TEST_CASE("an https:// call shows a proxy only a CONNECT, never a credential", "[proxy][e2e]") {
+  const TestPki pki;
+  MockServer target({}, pki.server_cert.string(), pki.server_key.string());
+  REQUIRE(target.running());
+  const std::string authority = "127.0.0.1:" + std::to_string(target.port());
+  const ProxyReply reply = GENERATE(ProxyReply::forbidden, ProxyReply::close, ProxyReply::ok_then_garbage);
+  RecordingProxy proxy(reply);
+  EnvGuard env;
+  auto options = target.client_options();
+  options.ca_bundle = pki.ca_cert.string();
+  options.retry = studentsvc::RetryPolicy::none();
+  SECTION("proxy from the environment") { env.proxy_everything_through(proxy.url()); }
+  SECTION("explicit proxy option") {
+    env.no_proxy_variables();
+    options.proxy = proxy.url();
+  }
+  const studentsvc::Client client(options);
+  const auto start = std::chrono::steady_clock::now();
+  const auto student = client.get_student("1234567");
+  const auto conv = client.conversation(conversation_post());
+  CHECK(std::chrono::steady_clock::now() - start < 30s);  // the proxy's odd answers never hang a call
+  proxy.stop();
+
+  for (const auto* error : {student ? nullptr : &student.error(), conv ? nullptr : &conv.error()}) {
+    REQUIRE(error != nullptr);
+    INFO(error->message);
+    CHECK(error->kind == ErrorKind::transport);
+    CHECK(error->status == 0);
+    switch (reply) {
+      case ProxyReply::forbidden:
+        CHECK_THAT(error->message, Catch::StartsWith("proxy refused the tunnel (status 403)"));
+        CHECK_FALSE(error->retryable);
+        break;
+      case ProxyReply::close: CHECK_THAT(error->message, Catch::Contains("proxy")); break;
+      case ProxyReply::ok_then_garbage: CHECK_THAT(error->message, Catch::StartsWith("TLS handshake failed")); break;
+      default: break;
+    }
+    check_no_secret(error->message, service_secrets(options));
+  }
+  CHECK(target.request_count() == 0);
+
+  // Two calls, two connections, each carrying one CONNECT head and nothing more
+  // (after the garbage, libcurl's TLS ClientHello: no secret is in it).
+  const std::string seen = proxy.received();
+  INFO(seen);
+  CHECK(proxy.connections() == 2);
+  const std::string connect = "CONNECT " + authority + " HTTP/1.1\r\n";
+  CHECK(seen.starts_with(connect));
+  CHECK(seen.find(connect, connect.size()) != std::string::npos);
+  CHECK(seen.find("GET ") == std::string::npos);
+  CHECK(seen.find("POST ") == std::string::npos);
+  check_no_secret(seen, service_secrets(options));
+}
+
+TEST_CASE("no_proxy is honoured for https://", "[proxy][e2e]") {
+  const TestPki pki;
+  MockServer target({}, pki.server_cert.string(), pki.server_key.string());
+  RecordingProxy proxy(ProxyReply::forbidden);
+  EnvGuard env;
+  env.proxy_everything_through(proxy.url());
+  const std::string name = GENERATE(std::string("no_proxy"), std::string("NO_PROXY"));
+  env.set(name, "127.0.0.1");
+  auto options = target.client_options();
+  options.ca_bundle = pki.ca_cert.string();
+  const auto student = studentsvc::Client(options).get_student("1234567");
+  REQUIRE(student);
+  proxy.stop();
+  CHECK(proxy.connections() == 0);
+}
+
+TEST_CASE("an https:// proxy is verified: a certificate it cannot prove fails before any CONNECT",
+          "[proxy][e2e]") {
+  const TestPki pki;
+  MockServer target({}, pki.server_cert.string(), pki.server_key.string());
+  // The "proxy" speaks TLS with a self-signed certificate: the system store does not trust it.
+  MockServer https_proxy({}, pki.self_cert.string(), pki.self_key.string());
+  REQUIRE(https_proxy.running());
+  EnvGuard env;
+  env.no_proxy_variables();
+  auto options = target.client_options();
+  options.ca_bundle = pki.ca_cert.string();  // trusts the target's CA; the proxy has its own check
+  options.retry = studentsvc::RetryPolicy::none();
+  options.proxy = "https://127.0.0.1:" + std::to_string(https_proxy.port());
+  const auto r = studentsvc::Client(options).get_student("1234567");
+  REQUIRE_FALSE(r);
+  INFO(r.error().message);
+  CHECK(r.error().kind == ErrorKind::transport);
+  CHECK_THAT(r.error().message, Catch::Contains("certificate"));
+  CHECK(https_proxy.request_count() == 0);  // no CONNECT, let alone a request, reached it
+  CHECK(target.request_count() == 0);
+}
+
+TEST_CASE("a failure at the proxy names the proxy and never its user:password", "[proxy][e2e]") {
+  const TestPki pki;
+  MockServer target({}, pki.server_cert.string(), pki.server_key.string());
+  RecordingProxy refusing(ProxyReply::forbidden);
+  RecordingProxy auth(ProxyReply::auth_required);
+  const std::string userinfo = "user:secretpw@";
+  struct Case {
+    std::string proxy;
+    std::string expected;
+  };
+  // The listeners are new on each run of the test case: build the case here, not in the generator.
+  const std::vector<Case> cases{
+      {"http://" + userinfo + "127.0.0.1:" + std::to_string(closed_port()), "could not connect to the proxy"},
+      {"http://" + userinfo + "proxy.invalid:3128", "could not resolve the proxy"},
+      {refusing.url("http", userinfo), "proxy refused the tunnel (status 403)"},
+      {auth.url("http", userinfo), "proxy refused the tunnel (status 407)"},
+      {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(closed_port()), "could not connect to the proxy"},
+      // libcurl echoes the whole proxy URL in these two.
+      {"foo://" + userinfo + "127.0.0.1:9", "could not connect to the proxy"},
+      {"http://" + userinfo + "[zz", "could not resolve the proxy"}};
+  const Case& c = cases.at(GENERATE(range(std::size_t{0}, std::size_t{7})));
+  EnvGuard env;
+  auto options = target.client_options();
+  options.ca_bundle = pki.ca_cert.string();
+  options.retry = studentsvc::RetryPolicy::none();
+  SECTION("explicit proxy option") {
+    env.no_proxy_variables();
+    options.proxy = c.proxy;
+  }
+  SECTION("proxy from the environment") { env.proxy_everything_through(c.proxy); }
+  INFO("proxy " << c.proxy);
+  const auto r = studentsvc::Client(options).get_student("1234567");
+  REQUIRE_FALSE(r);
+  INFO(r.error().message);
+  CHECK(r.error().kind == ErrorKind::transport);
+  CHECK_THAT(r.error().message, Catch::StartsWith(c.expected));
+  CHECK(r.error().message.find("secretpw") == std::string::npos);
+  CHECK(r.error().message.find("user:") == std::string::npos);
+  CHECK(r.error().detail.find("secretpw") == std::string::npos);
+  CHECK(target.request_count() == 0);
+}

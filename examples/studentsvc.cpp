@@ -50,6 +50,8 @@
 
 #include <studentsvc/studentsvc.hpp>
 
+#include "cli_json.hpp"
+
 #if STUDENTSVC_CLI_WITH_MOCK
 #include <studentsvc/testing/mock_server.hpp>
 #endif
@@ -194,8 +196,8 @@ constexpr std::string_view conversation_help =
     "  --query K=V            a query parameter; repeat for more\n"
     "  --idempotent           allow retries (only for a method that is safe to repeat)\n"
     "  --format json|table    json (default): the response body, pretty-printed when it\n"
-    "                         is JSON, as it came otherwise; table: status, content type\n"
-    "                         and body\n";
+    "                         is JSON (nested at most 64 deep, at most 1 MiB), as it\n"
+    "                         came otherwise; table: status, content type and body\n";
 
 // ---------------------------------------------------------------- output helpers
 
@@ -223,10 +225,7 @@ void error_line(std::string_view text) { std::cerr << "studentsvc: " << printabl
   return exit_status(error.kind);
 }
 
-/// Pretty JSON; invalid UTF-8 from a server is replaced rather than thrown on.
-[[nodiscard]] std::string dump_json(const nlohmann::ordered_json& j) {
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
+using studentsvc_cli::dump_json;
 
 /// The interface's field order (StudentMinimal's fields first), for readable output.
 constexpr std::string_view interface_key_order[] = {
@@ -703,24 +702,23 @@ void print_student(const studentsvc::StudentExtended& s, Format format, bool ext
   const auto response = client.conversation(request);
   if (!response) return report("conversation", response.error());
 
-  // ordered_json: the server's key order is kept.
-  const auto parsed = nlohmann::ordered_json::parse(response->body, nullptr, false);
-  const bool is_json = !parsed.is_discarded();
+  // Pretty-printed only within bounds (cli_json.hpp): any other body is printed as it came.
+  const auto pretty = studentsvc_cli::bounded_pretty_json(response->body);
   if (a.format == Format::table) {
     const auto type = response->headers.find("Content-Type");
     print_rows(std::cout, "FIELD",
                {{"status", std::to_string(response->status)},
                 {"content-type", type ? printable(*type) : std::string("null")}});
     std::cout << "\nBODY\n";
-    if (is_json) {
-      std::cout << dump_json(parsed) << '\n';
+    if (pretty) {
+      std::cout << *pretty << '\n';
     } else if (!response->body.empty()) {
       std::cout << response->body << (response->body.ends_with('\n') ? "" : "\n");
     }
     return exit_ok;
   }
-  if (is_json) {
-    std::cout << dump_json(parsed) << '\n';
+  if (pretty) {
+    std::cout << *pretty << '\n';
   } else {
     std::cout << response->body;  // as it came: the tool does not know this payload
   }

@@ -224,8 +224,9 @@ TEST_CASE("nothing is sent on bad input", "[client]") {
     REQUIRE_FALSE(r);
     check_invalid_and_unsent(r.error(), *s.fake);
   }
-  SECTION("CR/LF/NUL in a header value") {
-    const std::string bad = GENERATE(as<std::string>{}, "x\ry", "x\ny", std::string("x\0y", 3));
+  SECTION("a control character (CR, LF, NUL, other C0, DEL) in a header value") {
+    const std::string bad = GENERATE(as<std::string>{}, "x\ry", "x\ny", std::string("x\0y", 3), "x\x01y", "x\x1by",
+                                     "x\x1fy", "x\x7fy", "x\vy");
     SECTION("API key") {
       s.options.auth.api_key = bad;
       auto r = s.client().get_student(perm);
@@ -432,4 +433,125 @@ TEST_CASE("one Client from many threads", "[client][threads]") {
   for (auto& th : pool) th.join();
   CHECK(ok.load() == 300);
   CHECK(s.fake->request_count() == 600);
+}
+
+TEST_CASE("get_student and get_students return only the student asked for", "[client]") {
+  Setup s;
+  LogCapture log;
+  s.options.logger = log.logger();
+  constexpr const char* other = R"({"perm":"1111111","firstName":"OTHER-canary","nfr":false})";
+  SECTION("get_student: another perm") {
+    s.fake->respond(200, other);
+    const auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::decode);
+    CHECK(r.error().attempts == 1);
+    CHECK_THAT(r.error().message, Catch::Contains("'perm'"));
+    CHECK_THAT(studentsvc::to_string(r.error()), !Catch::Contains("1111111"));
+    CHECK_THAT(studentsvc::to_string(r.error()), !Catch::Contains(perm));
+    CHECK_THAT(studentsvc::to_string(r.error()), !Catch::Contains("OTHER-canary"));
+  }
+  SECTION("get_student: no perm at all") {
+    s.fake->respond(200, R"({"firstName":"OTHER-canary"})");
+    const auto r = s.client().get_student(perm);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::decode);
+    CHECK_THAT(r.error().message, Catch::Contains("'perm'"));
+  }
+  SECTION("get_students: each lookup is checked against its own perm") {
+    // The fake answers in order: the first lookup gets the second's record and vice versa.
+    s.fake->respond(200, R"({"perm":"2222222","firstName":"B"})");
+    s.fake->respond(200, R"({"perm":"1111111","firstName":"A"})");
+    s.fake->respond(200, R"({"perm":"3333333","firstName":"C"})");
+    const std::vector<std::string> perms{"1111111", "2222222", "3333333"};
+    const auto rs = s.client().get_students(perms);
+    REQUIRE(rs.size() == 3);
+    for (int i = 0; i < 2; ++i) {
+      REQUIRE_FALSE(rs[i]);
+      CHECK(rs[i].error().kind == ErrorKind::decode);
+      CHECK_THAT(rs[i].error().message, Catch::Contains("'perm'"));
+      CHECK_THAT(rs[i].error().message, !Catch::Contains("1111111"));
+      CHECK_THAT(rs[i].error().message, !Catch::Contains("2222222"));
+    }
+    REQUIRE(rs[2]);
+    CHECK(rs[2]->first_name == "C");
+  }
+  const std::lock_guard lock(*log.mutex);
+  for (const auto& line : *log.lines) {
+    CHECK_THAT(line, !Catch::Contains("OTHER-canary"));
+    CHECK_THAT(line, !Catch::Contains("1111111"));
+  }
+}
+
+TEST_CASE("an unbounded max_total_time keeps each request's own timeout, in get_student and get_students",
+          "[client][timeouts]") {
+  Setup s;
+  s.options.timeout = 2500ms;
+  s.options.retry.max_total_time = std::chrono::milliseconds::max();
+  s.options.retry.max_backoff = std::chrono::milliseconds::max();
+  s.options.retry.max_retry_after = std::chrono::milliseconds::max();
+  s.fake->set_handler([](const studentsvc::HttpRequest& r) -> studentsvc::Result<studentsvc::HttpResponse> {
+    const std::string p = r.url.substr(r.url.size() - 7);
+    return studentsvc::HttpResponse{200, {}, R"({"perm":")" + p + R"("})"};
+  });
+  const auto one = s.client().get_student(perm);
+  REQUIRE(one);
+  CHECK(s.fake->last_request().timeout == 2500ms);
+  const std::vector<std::string> perms{"1111111", "2222222"};
+  const auto rs = s.client().get_students(perms);
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0]);
+  CHECK(rs[1]);
+  for (const auto& r : s.fake->requests()) CHECK(r.timeout == 2500ms);  // not 1 ms from an overflowed deadline
+}
+
+TEST_CASE("a bounded max_total_time cuts each request's timeout in both loops", "[client][timeouts]") {
+  Setup s;
+  s.options.timeout = 30s;
+  s.options.retry.max_total_time = 2s;
+  s.fake->set_handler([](const studentsvc::HttpRequest& r) -> studentsvc::Result<studentsvc::HttpResponse> {
+    return studentsvc::HttpResponse{200, {}, R"({"perm":")" + r.url.substr(r.url.size() - 7) + R"("})"};
+  });
+  REQUIRE(s.client().get_student(perm));
+  const std::vector<std::string> perms{"1111111", "2222222"};
+  (void)s.client().get_students(perms);
+  const auto sent = s.fake->requests();
+  REQUIRE(sent.size() == 3);
+  for (const auto& r : sent) {
+    CHECK(r.timeout <= 2s);
+    CHECK(r.timeout > 1s);
+  }
+}
+
+TEST_CASE("a proxy's user:password never reaches an ApiError or a log line", "[client][logging]") {
+  constexpr const char* proxy_password = "PROXYPASS-canary-42";
+  Setup s;
+  LogCapture log;
+  s.options.logger = log.logger();
+  s.options.proxy = std::string("http://proxyuser:") + proxy_password + "@proxy.example:3128";
+  // A transport (or libcurl) that quotes the proxy URL in its error text.
+  s.fake->set_handler([&](const studentsvc::HttpRequest&) -> studentsvc::Result<studentsvc::HttpResponse> {
+    return studentsvc::make_error(ErrorKind::transport,
+                                  "could not connect to proxy " + s.options.proxy + " (password " + proxy_password +
+                                      ", encoded PROXYPASS%2Dcanary%2D42)");
+  });
+  auto check_clean = [&](const studentsvc::ApiError& e) {
+    const std::string text = studentsvc::to_string(e) + e.detail + e.body_excerpt;
+    CHECK_THAT(text, !Catch::Contains(proxy_password));
+    CHECK_THAT(text, !Catch::Contains("proxyuser:"));
+    CHECK_THAT(text, Catch::Contains("proxy.example:3128"));  // still says which proxy
+  };
+  const auto r = s.client().get_student(perm);
+  REQUIRE_FALSE(r);
+  check_clean(r.error());
+  const std::vector<std::string> perms{perm};
+  const auto rs = s.client().get_students(perms);
+  REQUIRE_FALSE(rs[0]);
+  check_clean(rs[0].error());
+  const auto c = s.client().conversation({});
+  REQUIRE_FALSE(c);
+  check_clean(c.error());
+  const std::lock_guard lock(*log.mutex);
+  REQUIRE_FALSE(log.lines->empty());
+  for (const auto& line : *log.lines) CHECK_THAT(line, !Catch::Contains(proxy_password));
 }

@@ -1,14 +1,22 @@
-// Unit tests for detail/: base64, URL parsing and encoding, header validation.
+// Unit tests for detail/: base64, URL parsing and encoding, header validation,
+// the retry deadline, URL userinfo secrets and the JSON nesting probe.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <studentsvc/detail/base64.hpp>
+#include <studentsvc/detail/deadline.hpp>
 #include <studentsvc/detail/header_validation.hpp>
+#include <studentsvc/detail/json_depth.hpp>
+#include <studentsvc/detail/redact.hpp>
 #include <studentsvc/detail/url.hpp>
+
+using namespace std::chrono_literals;
 
 using studentsvc::ErrorKind;
 using studentsvc::Headers;
@@ -249,4 +257,107 @@ TEST_CASE("header validation: bad names are refused", "[detail][headers]") {
     REQUIRE_FALSE(r);
     CHECK(r.error().kind == ErrorKind::invalid_argument);
   }
+}
+
+TEST_CASE("header validation: every control character but tab is refused, each class", "[detail][headers]") {
+  const std::string secret = "SECRET-canary-0a1b";
+  std::vector<char> refused;
+  for (int c = 0x00; c <= 0x1f; ++c) {
+    if (c != 0x09) refused.push_back(static_cast<char>(c));
+  }
+  refused.push_back(static_cast<char>(0x7f));
+  for (const char c : refused) {
+    CAPTURE(static_cast<int>(static_cast<unsigned char>(c)));
+    for (const std::string& bad : {std::string(1, c), std::string(1, c) + secret, secret + std::string(1, c),
+                                   secret.substr(0, 4) + std::string(1, c) + secret.substr(4)}) {
+      CHECK_FALSE(detail::is_safe_header_value(bad));
+      auto r = detail::validate_headers(Headers{{"svc-user-jwt", bad}});
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == ErrorKind::invalid_argument);
+      CHECK_THAT(r.error().message, Catch::Contains("svc-user-jwt"));
+      CHECK_THAT(r.error().message, !Catch::Contains("SECRET"));
+    }
+  }
+  // Tab, printable ASCII and bytes of UTF-8 (0x80-0xFF) are field content RFC 9110 allows.
+  for (int c = 0x09; c <= 0xff; ++c) {
+    if (c != 0x09 && (c < 0x20 || c == 0x7f)) continue;
+    CAPTURE(c);
+    CHECK(detail::is_safe_header_value(std::string("a") + static_cast<char>(c) + "b"));
+  }
+}
+
+TEST_CASE("Deadline: bounded, unbounded and never overflowing", "[detail][deadline]") {
+  using std::chrono::milliseconds;
+  const auto t0 = detail::Deadline::clock::now();
+  SECTION("a bound counts down and cuts timeouts to what is left, never below 1 ms") {
+    const detail::Deadline d(1000ms, t0);
+    CHECK_FALSE(d.unbounded());
+    CHECK(d.left(t0) == 1000ms);
+    CHECK(d.left(t0 + 400ms) == 600ms);
+    CHECK(d.left(t0 + 5s) == 0ms);
+    CHECK(d.cut(30s, t0 + 400ms) == 600ms);
+    CHECK(d.cut(100ms, t0 + 400ms) == 100ms);
+    CHECK(d.cut(30s, t0 + 5s) == 1ms);  // libcurl reads 0 as "no timeout"
+    CHECK(d.passed_after(600ms, t0 + 400ms));
+    CHECK_FALSE(d.passed_after(599ms, t0 + 400ms));
+  }
+  SECTION("milliseconds::max() and other bounds past the clock's range mean no bound") {
+    for (const milliseconds bound : {milliseconds::max(), milliseconds{std::chrono::hours{24 * 365 * 1000}},
+                                     milliseconds::max() - milliseconds{1}}) {
+      const detail::Deadline d(bound, t0);
+      CHECK(d.unbounded());
+      CHECK(d.left(t0 + 10s) == milliseconds::max());
+      CHECK(d.cut(30s, t0 + 10s) == 30s);  // the request keeps its own timeout, not 1 ms
+      CHECK(d.cut(milliseconds::max(), t0) == milliseconds::max());
+      CHECK_FALSE(d.passed_after(milliseconds::max(), t0));
+    }
+  }
+  SECTION("a bound of 100 years is kept as a bound, without overflow") {
+    const detail::Deadline d(std::chrono::hours{24 * 365 * 100}, t0);
+    CHECK_FALSE(d.unbounded());
+    CHECK(d.left(t0) == std::chrono::hours{24 * 365 * 100});
+    CHECK(d.cut(30s, t0) == 30s);
+  }
+  SECTION("zero or negative bounds are already over") {
+    for (const milliseconds bound : {0ms, -5ms, milliseconds::min()}) {
+      const detail::Deadline d(bound, t0);
+      CHECK_FALSE(d.unbounded());
+      CHECK(d.left(t0) == 0ms);
+      CHECK(d.cut(30s, t0) == 1ms);
+    }
+  }
+}
+
+TEST_CASE("url_secrets: the userinfo of a URL, as written and percent-decoded", "[detail][redact]") {
+  CHECK(detail::url_secrets("http://proxy.example:3128").empty());
+  CHECK(detail::url_secrets("https://api.example.edu/p@th").empty());  // '@' in the path is not userinfo
+  auto has = [](const std::vector<std::string>& v, std::string_view s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  const auto a = detail::url_secrets("http://alice:PROXY-pass%40word@proxy.example:3128/");
+  CHECK(has(a, "alice:PROXY-pass%40word"));
+  CHECK(has(a, "alice:PROXY-pass@word"));
+  CHECK(has(a, "PROXY-pass%40word"));
+  CHECK(has(a, "PROXY-pass@word"));
+  CHECK_FALSE(has(a, "alice"));  // a user name alone is not scrubbed: it would garble messages
+  const auto b = detail::url_secrets("socks5h://only-a-token@proxy:1080");
+  CHECK(has(b, "only-a-token"));
+  std::string text = "could not connect to proxy http://alice:PROXY-pass%40word@proxy.example:3128 "
+                     "(PROXY-pass@word)";
+  detail::scrub(text, a);
+  CHECK_THAT(text, !Catch::Contains("PROXY-pass"));
+  CHECK_THAT(text, Catch::Contains("proxy.example:3128"));
+}
+
+TEST_CASE("json_nests_deeper_than stops at the limit, whatever the depth", "[detail][json]") {
+  CHECK_FALSE(detail::json_nests_deeper_than(R"({"a":[{"b":1}]})", 3));
+  CHECK(detail::json_nests_deeper_than(R"({"a":[{"b":[1]}]})", 3));
+  CHECK_FALSE(detail::json_nests_deeper_than("not json [[[[[[", 2));  // not JSON: not "too deep"
+  CHECK_FALSE(detail::json_nests_deeper_than(R"("[[[[[[[[")", 2));    // brackets in a string do not count
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  CHECK(detail::json_nests_deeper_than(deep, detail::max_json_depth));
+  CHECK(detail::json_nests_deeper_than(std::string(1'000'000, '['), 64));  // truncated, still too deep
+  const std::string ok = std::string(64, '[') + std::string(64, ']');
+  CHECK_FALSE(detail::json_nests_deeper_than(ok, 64));
+  CHECK(detail::json_nests_deeper_than("[" + ok + "]", 64));
 }

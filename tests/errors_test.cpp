@@ -271,3 +271,17 @@ TEST_CASE("make_error and ApiError defaults", "[errors]") {
   REQUIRE_FALSE(r);
   CHECK(r.error().status == 0);
 }
+
+TEST_CASE("an error body nested a million deep maps by status, without a DOM of it", "[errors]") {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  const ApiError e = studentsvc::decode_error_body(503, deep);
+  CHECK(e.kind == ErrorKind::http_status);
+  CHECK(e.status == 503);
+  CHECK(e.retryable);
+  CHECK(e.message == "service unavailable");
+  CHECK(e.body_excerpt.size() <= studentsvc::detail::body_excerpt_limit + 3);
+  const std::string deep_object = R"({"message":"m","x":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+  const ApiError o = studentsvc::decode_error_body(404, deep_object);
+  CHECK(o.kind == ErrorKind::not_found);
+  CHECK(o.message == "not found");  // not decoded: the status's own message
+}

@@ -409,3 +409,41 @@ TEST_CASE("is_valid_perm accepts exactly 7 ASCII digits", "[models]") {
   CHECK_FALSE(studentsvc::is_valid_perm("123456\xD9\xA7"));  // 6 ASCII digits + one Arabic-Indic
   static_assert(studentsvc::is_valid_perm("1234567"), "usable in constant expressions");
 }
+
+TEST_CASE("a student key that comes twice is a decode error naming it, never resolved", "[models]") {
+  struct Row {
+    const char* body;
+    const char* key;
+  };
+  const Row rows[] = {
+      {R"({"perm":"1234567","nfr":true,"nfr":false})", "nfr"},
+      {R"({"perm":"1234567","nfr":false,"nfr":true})", "nfr"},
+      {R"({"perm":"1234567","perm":"7654321"})", "perm"},
+      {R"({"perm":"1234567","firstName":"Ana","firstName":"Ana"})", "firstName"},  // even with equal values
+      {R"({"perm":"1234567","gender":null,"gender":"F"})", "gender"},
+      {R"({"perm":"1234567","nfr":"yes","nfr":true})", "nfr"},  // a wrong type does not hide the duplicate
+      {R"({"perm":"1234567","pronounCode":"SHE","x":1,"pronounCode":"HE"})", "pronounCode"},
+  };
+  for (const auto& row : rows) {
+    CAPTURE(row.body);
+    const auto r = studentsvc::decode_student(row.body);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::decode);
+    CHECK_THAT(r.error().message, Catch::Contains(std::string("'") + row.key + "'"));
+    CHECK_THAT(r.error().message, Catch::Contains("more than once"));
+    CHECK_THAT(r.error().message, !Catch::Contains("1234567"));  // student values stay out of errors
+    CHECK_THAT(r.error().message, !Catch::Contains("7654321"));
+  }
+  SECTION("the minimal decoder refuses its own keys twice") {
+    const auto r = studentsvc::decode_student_minimal(R"({"perm":"1234567","email":"a@x","email":"b@x"})");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::decode);
+    CHECK_THAT(r.error().message, Catch::Contains("'email'"));
+  }
+  SECTION("the same key in nested objects, and unknown keys twice, are not ambiguous student data") {
+    CHECK(studentsvc::decode_student(R"({"perm":"1234567","x":{"nfr":1,"nfr":2},"y":[{"perm":1},{"perm":2}]})"));
+    CHECK(studentsvc::decode_student(R"({"perm":"1234567","extra":1,"extra":2})"));
+    // /current reads only the five basic keys.
+    CHECK(studentsvc::decode_student_minimal(R"({"perm":"1234567","nfr":true,"nfr":false})"));
+  }
+}

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <studentsvc/client.hpp>
 #include <studentsvc/options.hpp>
@@ -200,6 +201,7 @@ TEST_CASE("ClientOptions and RetryPolicy defaults", "[options]") {
   CHECK(o.connect_timeout == studentsvc::default_connect_timeout);
   CHECK(o.timeout == studentsvc::default_request_timeout);
   CHECK(o.max_response_bytes == studentsvc::default_max_response_bytes);
+  CHECK(o.max_response_header_bytes == studentsvc::default_max_response_header_bytes);
   CHECK(o.retry.max_attempts == 3);
   CHECK(o.retry.initial_backoff == 200ms);
   CHECK(o.retry.max_backoff == 5s);
@@ -211,6 +213,7 @@ TEST_CASE("ClientOptions and RetryPolicy defaults", "[options]") {
   CHECK_FALSE(c.user_jwt);
   CHECK_FALSE(c.api_version);
   CHECK_FALSE(c.timeout);
+  CHECK_FALSE(c.max_response_header_bytes);
   CHECK_FALSE(c.retry);
 }
 
@@ -322,4 +325,48 @@ TEST_CASE("CallOptions::retry overrides ClientOptions::retry in the Client", "[o
     CHECK(sent.connect_timeout == 77ms);
     CHECK(sent.max_response_bytes == 7);
   }
+}
+
+TEST_CASE("CallOptions::max_response_header_bytes beats the client's", "[options]") {
+  auto o = client_options();
+  o.max_response_header_bytes = 8000;
+  CallOptions call;
+  auto r = studentsvc::build_get_student_request(base(), o, "1234567", call);
+  REQUIRE(r);
+  CHECK(r->max_response_header_bytes == 8000);
+  call.max_response_header_bytes = 800;
+  r = studentsvc::build_get_student_request(base(), o, "1234567", call);
+  REQUIRE(r);
+  CHECK(r->max_response_header_bytes == 800);
+}
+
+TEST_CASE("invalid time bounds and a zero header cap are refused by the Client with nothing sent", "[options]") {
+  auto fake = std::make_shared<studentsvc::testing::FakeTransport>();
+  auto o = client_options();
+  o.transport = fake;
+  fake->respond(200, R"({"perm":"1234567"})");
+  CallOptions call;
+  SECTION("timeout 0 (libcurl's 'no timeout')") { call.timeout = 0ms; }
+  SECTION("negative connect_timeout") { call.connect_timeout = -1ms; }
+  SECTION("max_total_time 0") {
+    call.retry = studentsvc::RetryPolicy{};
+    call.retry->max_total_time = 0ms;
+  }
+  SECTION("max_response_header_bytes 0") { call.max_response_header_bytes = 0; }
+  const studentsvc::Client client(o);
+  const auto r = client.get_student("1234567", call);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == studentsvc::ErrorKind::invalid_argument);
+  CHECK(r.error().attempts == 0);
+  const std::vector<std::string> one{"1234567"};
+  studentsvc::BatchOptions batch;
+  batch.call = call;
+  const auto rs = client.get_students(one, batch);
+  REQUIRE(rs.size() == 1);
+  REQUIRE_FALSE(rs[0]);
+  CHECK(rs[0].error().kind == studentsvc::ErrorKind::invalid_argument);
+  studentsvc::ConversationRequest conv;
+  conv.call = call;
+  CHECK_FALSE(client.conversation(conv));
+  CHECK(fake->request_count() == 0);
 }

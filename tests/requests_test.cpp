@@ -259,8 +259,9 @@ TEST_CASE("an empty per-call JWT on get_student is refused, not silently dropped
   check_invalid(studentsvc::build_get_student_request(parse("https://h"), options(), "1234567", call));
 }
 
-TEST_CASE("CR, LF and NUL in any header value are refused and never echoed", "[requests]") {
-  const std::string injected = GENERATE(as<std::string>{}, "a\rb", "a\nb", "a\r\nX-Evil: 1", std::string("a\0b", 3));
+TEST_CASE("control characters (CR, LF, NUL, ESC, DEL, ...) in any header value are refused and never echoed", "[requests]") {
+  const std::string injected = GENERATE(as<std::string>{}, "a\rb", "a\nb", "a\r\nX-Evil: 1", std::string("a\0b", 3),
+                                        "a\x01" "b", "a\x1b[31mb", "a\x1f" "b", "a\x7f" "b", "a\vb", "a\fb");
   const std::string canary = "INJ-canary-" + injected;
   const auto base = parse("https://h");
   SECTION("API key") {
@@ -346,4 +347,115 @@ TEST_CASE("limits: client values, then per-call overrides", "[requests]") {
   const auto c = current_ok("https://h", "jwt", o, call);
   CHECK(c.timeout == 100ms);
   CHECK(c.connect_timeout == 1500ms);
+}
+
+TEST_CASE("zero or negative timeouts and max_total_time are refused before anything is built", "[requests]") {
+  using std::chrono::milliseconds;
+  const auto base = parse("https://h");
+  const milliseconds bad = GENERATE(milliseconds{0}, milliseconds{-1}, milliseconds::min());
+  CAPTURE(bad.count());
+  auto check_all = [&](const ClientOptions& o, const CallOptions& call, std::string_view names) {
+    ConversationRequest c;
+    c.call = call;
+    for (const auto& r : {studentsvc::build_get_student_request(base, o, "1234567", call),
+                          studentsvc::build_current_student_request(base, o, "jwt", call),
+                          studentsvc::build_conversation_request(base, o, c)}) {
+      check_invalid(r);
+      if (!r) CHECK_THAT(r.error().message, Catch::Contains(std::string(names)));
+    }
+  };
+  SECTION("ClientOptions::connect_timeout") {
+    auto o = options();
+    o.connect_timeout = bad;
+    check_all(o, {}, "connect_timeout");
+  }
+  SECTION("ClientOptions::timeout") {
+    auto o = options();
+    o.timeout = bad;
+    check_all(o, {}, "timeout");
+  }
+  SECTION("CallOptions::connect_timeout") {
+    CallOptions call;
+    call.connect_timeout = bad;
+    check_all(options(), call, "connect_timeout");
+  }
+  SECTION("CallOptions::timeout") {
+    CallOptions call;
+    call.timeout = bad;
+    check_all(options(), call, "timeout");
+  }
+  SECTION("ClientOptions::retry.max_total_time") {
+    auto o = options();
+    o.retry.max_total_time = bad;
+    check_all(o, {}, "max_total_time");
+  }
+  SECTION("CallOptions::retry max_total_time") {
+    CallOptions call;
+    call.retry = studentsvc::RetryPolicy{};
+    call.retry->max_total_time = bad;
+    check_all(options(), call, "max_total_time");
+  }
+  SECTION("a good per-call value does not excuse a bad client value it does not replace") {
+    auto o = options();
+    o.connect_timeout = bad;
+    CallOptions call;
+    call.timeout = 5s;
+    check_all(o, call, "connect_timeout");
+  }
+}
+
+TEST_CASE("a bad client timeout is fine when the call replaces it", "[requests]") {
+  auto o = options();
+  o.timeout = std::chrono::milliseconds{0};
+  o.retry.max_total_time = std::chrono::milliseconds{0};
+  CallOptions call;
+  call.timeout = 700ms;
+  call.retry = studentsvc::RetryPolicy{};
+  const auto r = get_ok("https://h", "1234567", o, call);
+  CHECK(r.timeout == 700ms);
+  // milliseconds::max() is "no bound", a valid value.
+  call.retry->max_total_time = std::chrono::milliseconds::max();
+  CHECK(get_ok("https://h", "1234567", o, call).timeout == 700ms);
+}
+
+TEST_CASE("max_response_header_bytes: client value, per-call override, zero refused", "[requests]") {
+  auto o = options();
+  CHECK(get_ok("https://h", "1234567", o).max_response_header_bytes == studentsvc::default_max_response_header_bytes);
+  o.max_response_header_bytes = 4096;
+  CHECK(get_ok("https://h", "1234567", o).max_response_header_bytes == 4096);
+  CHECK(current_ok("https://h", "jwt", o).max_response_header_bytes == 4096);
+  CHECK(conversation_ok("https://h", {}, o).max_response_header_bytes == 4096);
+  CallOptions call;
+  call.max_response_header_bytes = 512;
+  CHECK(get_ok("https://h", "1234567", o, call).max_response_header_bytes == 512);
+  CHECK(current_ok("https://h", "jwt", o, call).max_response_header_bytes == 512);
+  ConversationRequest c;
+  c.call = call;
+  CHECK(conversation_ok("https://h", c, o).max_response_header_bytes == 512);
+
+  const auto base = parse("https://h");
+  SECTION("zero in ClientOptions") {
+    o.max_response_header_bytes = 0;
+    check_invalid(studentsvc::build_get_student_request(base, o, "1234567"));
+    check_invalid(studentsvc::build_conversation_request(base, o, {}));
+  }
+  SECTION("zero in CallOptions") {
+    call.max_response_header_bytes = 0;
+    check_invalid(studentsvc::build_current_student_request(base, o, "jwt", call));
+    c.call = call;
+    check_invalid(studentsvc::build_conversation_request(base, o, c));
+  }
+}
+
+TEST_CASE("the conversation's idempotent flag reaches the HttpRequest; student lookups are idempotent",
+          "[requests]") {
+  ConversationRequest c;
+  c.method = "POST";
+  c.body = "{}";
+  CHECK_FALSE(c.idempotent);
+  CHECK_FALSE(conversation_ok("https://h", c).idempotent);  // never replayed by the transport
+  c.idempotent = true;
+  CHECK(conversation_ok("https://h", c).idempotent);
+  CHECK(get_ok("https://h").idempotent);
+  CHECK(current_ok("https://h").idempotent);
 }

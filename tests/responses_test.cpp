@@ -231,3 +231,52 @@ TEST_CASE("RawResponse::json()", "[responses]") {
     }
   }
 }
+
+TEST_CASE("get_student's answer must be the student asked for", "[responses]") {
+  SECTION("the same perm maps to the record") {
+    const auto r = studentsvc::map_get_student_response(response(200, full_student), "1234567");
+    REQUIRE(r);
+    CHECK(r->perm == "1234567");
+  }
+  SECTION("another perm, or none, is a decode error naming the field but neither value") {
+    struct Row {
+      const char* body;
+      const char* why;
+    };
+    for (const Row row : {Row{R"({"perm":"7654321","firstName":"Eve"})", "does not match"},
+                          Row{R"({"firstName":"Eve"})", "missing"}, Row{R"({"perm":null,"firstName":"Eve"})", "missing"},
+                          Row{R"({"perm":"","firstName":"Eve"})", "missing"},
+                          Row{R"({"perm":"1234567 ","firstName":"Eve"})", "does not match"},
+                          Row{R"({"perm":"01234567","firstName":"Eve"})", "does not match"}}) {
+      CAPTURE(row.body);
+      const auto r = studentsvc::map_get_student_response(response(200, row.body), "1234567");
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == ErrorKind::decode);
+      CHECK(r.error().status == 200);
+      CHECK_THAT(r.error().message, Catch::Contains("'perm'"));
+      CHECK_THAT(r.error().message, Catch::Contains(row.why));
+      CHECK_THAT(r.error().message, !Catch::Contains("1234567"));
+      CHECK_THAT(r.error().message, !Catch::Contains("7654321"));
+      CHECK_THAT(r.error().message, !Catch::Contains("Eve"));
+      CHECK(r.error().body_excerpt.empty());  // the other student's record is not kept either
+    }
+  }
+  SECTION("errors and other decode failures pass through unchanged") {
+    const auto nf = studentsvc::map_get_student_response(response(404, R"({"message":"Student not found"})"), "1234567");
+    REQUIRE_FALSE(nf);
+    CHECK(nf.error().kind == ErrorKind::not_found);
+    const auto bad = studentsvc::map_get_student_response(response(200, "[]"), "1234567");
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().message, Catch::Contains("JSON object"));
+  }
+}
+
+TEST_CASE("RawResponse::json() refuses a body nested past 64 levels", "[responses]") {
+  const studentsvc::RawResponse deep{200, {}, std::string(1'000'000, '[') + std::string(1'000'000, ']')};
+  const auto j = deep.json();
+  REQUIRE_FALSE(j);
+  CHECK(j.error().kind == ErrorKind::decode);
+  CHECK_THAT(j.error().message, Catch::Contains("64"));
+  const studentsvc::RawResponse ok{200, {}, std::string(64, '[') + std::string(64, ']')};
+  CHECK(ok.json());
+}

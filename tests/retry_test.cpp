@@ -544,3 +544,35 @@ TEST_CASE("send_with_retry logs retries at info without secrets", "[retry]") {
   CHECK_THAT(lines[0], !Catch::Contains("7654321"));
   CHECK_THAT(lines[0], !Catch::Contains("KEY-canary"));
 }
+
+TEST_CASE("send_with_retry refuses a zero or negative max_total_time without sending", "[retry]") {
+  const milliseconds bad = GENERATE(milliseconds{0}, milliseconds{-1}, milliseconds::min());
+  FakeTransport fake;
+  fake.respond(200);
+  RetryPolicy p = fast(3);
+  p.max_total_time = bad;
+  const auto r = run(fake, p);
+  REQUIRE_FALSE(r.outcome);
+  CHECK(r.outcome.error().kind == ErrorKind::invalid_argument);
+  CHECK(r.attempts == 0);
+  CHECK(fake.request_count() == 0);
+}
+
+TEST_CASE("milliseconds::max() in every duration of the policy means no bound, without overflow", "[retry]") {
+  FakeTransport fake;
+  fake.respond(503, "", Headers{{"Retry-After", "0"}});
+  fake.respond(503, "", Headers{{"Retry-After", "Thu, 01 Jan 1970 00:00:00 GMT"}});
+  fake.respond(200);
+  RetryPolicy p = fast(3);
+  p.max_total_time = milliseconds::max();
+  p.max_retry_after = milliseconds::max();
+  p.max_backoff = milliseconds::max();
+  p.initial_backoff = 0ms;
+  HttpRequest req;
+  req.timeout = 1234ms;
+  const auto r = run(fake, p, true, req);
+  REQUIRE(r.outcome);
+  CHECK(r.outcome->status == 200);
+  CHECK(r.attempts == 3);
+  for (const auto& s : fake.requests()) CHECK(s.timeout == 1234ms);
+}

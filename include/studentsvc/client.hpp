@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -120,7 +121,7 @@ class Client {
     if (requests.empty()) return results;
     const RetryPolicy& policy = batch.call.retry ? *batch.call.retry : state_->options.retry;
     // Every request of the batch carries the same headers: one set of secrets to scrub.
-    const auto secrets = detail::request_secrets(requests.front().headers, state_->options.auth);
+    const auto secrets = this->secrets(requests.front().headers);
     const auto start = std::chrono::steady_clock::now();
     std::vector<int> attempts;
     int rounds = 0;
@@ -193,7 +194,32 @@ class Client {
     Result<detail::BaseUrl> base;
     std::shared_ptr<Transport> transport;
     JitterSource jitter;
+    /// `user:password@` parts of the proxy URL (the option, else the
+    /// environment libcurl reads): a transport error may quote the proxy URL.
+    std::vector<std::string> url_secrets = proxy_secrets(options);
   };
+
+  [[nodiscard]] static std::vector<std::string> proxy_secrets(const ClientOptions& options) {
+    std::vector<std::string> out = detail::url_secrets(options.base_url);
+    if (!options.proxy.empty()) {
+      detail::add_secrets(out, detail::url_secrets(options.proxy));
+      return out;
+    }
+    for (const char* name : {"https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY"}) {
+      // Only read, never written, by the SDK.
+      if (const char* v = std::getenv(name); v != nullptr) {  // NOLINT(concurrency-mt-unsafe)
+        detail::add_secrets(out, detail::url_secrets(v));
+      }
+    }
+    return out;
+  }
+
+  /// Everything to scrub from text that came back for a request with these headers.
+  [[nodiscard]] std::vector<std::string> secrets(const Headers& headers) const {
+    auto out = detail::request_secrets(headers, state_->options.auth);
+    detail::add_secrets(out, state_->url_secrets);
+    return out;
+  }
 
   [[nodiscard]] Result<const detail::BaseUrl*> ready() const {
     if (!state_->base) return std::unexpected(state_->base.error());
@@ -241,14 +267,14 @@ class Client {
                          (outcome ? "status " + std::to_string(outcome->status)
                                   : "transport error: " + outcome.error().message) +
                          " after " + std::to_string(attempts) + " attempt(s), " + std::to_string(ms) + " ms";
-      detail::scrub(line, detail::request_secrets(request->headers, state_->options.auth));
+      detail::scrub(line, secrets(request->headers));
       logger.log(LogLevel::debug, line);
     }
     auto result = map(std::move(outcome));
     if (!result) {
       result.error().attempts = attempts;
       // Built only on failure: a successful call carries no text from the server to scrub.
-      detail::scrub(result.error(), detail::request_secrets(request->headers, state_->options.auth));
+      detail::scrub(result.error(), secrets(request->headers));
     }
     return result;
   }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/detail/json_depth.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/options.hpp>
@@ -37,8 +38,15 @@ struct RawResponse {
   Headers headers;   ///< The response's header fields.
   std::string body;  ///< The body bytes, unparsed.
 
-  /// @brief The body parsed as JSON; ErrorKind::decode when it is not JSON.
+  /// @brief The body parsed as JSON; ErrorKind::decode when it is not JSON or
+  /// nests deeper than 64 levels (such a DOM takes hundreds of MB, and
+  /// nlohmann's dump() recurses per level).
   [[nodiscard]] Result<nlohmann::json> json() const {
+    if (detail::json_nests_deeper_than(body, detail::max_json_depth)) {
+      return make_error(ErrorKind::decode,
+                        "conversation body nests deeper than " + std::to_string(detail::max_json_depth) + " levels",
+                        status);
+    }
     auto j = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
     if (j.is_discarded()) return make_error(ErrorKind::decode, "conversation body is not valid JSON", status);
     return j;

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/detail/json_depth.hpp>
+
 namespace studentsvc {
 
 /// @brief What went wrong, one value per row of the error table.
@@ -167,7 +169,11 @@ inline constexpr std::size_t body_excerpt_limit = 256;
     case 404: e.kind = ErrorKind::not_found; break;
     default: e.kind = ErrorKind::http_status; break;
   }
-  const auto json = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  // The interface's error objects nest 3 deep: a body nested past the limit is
+  // kept as an excerpt instead of being built into a DOM of millions of levels.
+  const auto json = detail::json_nests_deeper_than(body, detail::max_json_depth)
+                        ? nlohmann::json(nlohmann::json::value_t::discarded)
+                        : nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
   const bool decoded = json.is_object();
   if (decoded) {
     e.message = detail::string_member(json, "message");

@@ -49,6 +49,56 @@ inline constexpr std::size_t min_scrubbed_secret = 4;
   return out;
 }
 
+/// The secrets in a URL's `user:password@` part (a proxy URL may carry one):
+/// the whole userinfo and the password, each as written and percent-decoded.
+/// Nothing for a URL without userinfo.
+[[nodiscard]] inline std::vector<std::string> url_secrets(std::string_view url) {
+  std::vector<std::string> out;
+  const std::size_t scheme = url.find("://");
+  const std::string_view rest = scheme == std::string_view::npos ? url : url.substr(scheme + 3);
+  const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  const std::size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return out;
+  const std::string_view userinfo = authority.substr(0, at);
+  auto decode = [](std::string_view text) {
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    std::string decoded;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+        decoded += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
+        i += 2;
+      } else {
+        decoded += text[i];
+      }
+    }
+    return decoded;
+  };
+  auto add = [&out](std::string s) {
+    if (s.size() >= min_scrubbed_secret && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+  };
+  add(std::string(userinfo));
+  add(decode(userinfo));
+  if (const std::size_t colon = userinfo.find(':'); colon != std::string_view::npos) {
+    add(std::string(userinfo.substr(colon + 1)));
+    add(decode(userinfo.substr(colon + 1)));
+  }
+  return out;
+}
+
+/// Adds `more` to `secrets`, keeping them longest first (see request_secrets).
+inline void add_secrets(std::vector<std::string>& secrets, const std::vector<std::string>& more) {
+  if (more.empty()) return;
+  for (const auto& s : more) {
+    if (std::find(secrets.begin(), secrets.end(), s) == secrets.end()) secrets.push_back(s);
+  }
+  std::sort(secrets.begin(), secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
 /// Replaces every occurrence of each secret in `text`. When `text` was cut
 /// short (it ends in "..."), a trailing piece that begins a secret is removed
 /// as well, so no prefix of a secret survives the cut.

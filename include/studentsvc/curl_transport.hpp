@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 
 #include <studentsvc/detail/ascii.hpp>
+#include <studentsvc/detail/curl_sockets.hpp>
 #include <studentsvc/detail/url_userinfo.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
@@ -68,6 +69,8 @@ struct CurlSlistDeleter {
 };
 using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
+struct CurlBatchSlot;
+
 /// What one transfer writes into, and the cap it enforces.
 struct CurlExchange {
   HttpResponse response;
@@ -77,6 +80,26 @@ struct CurlExchange {
   /// that ends without it was cut off inside the headers (libcurl 7.88 reports
   /// that as success with whatever status line it got).
   bool headers_complete = false;
+  /// Cap on status lines, header fields, trailers and 1xx responses together.
+  std::size_t max_header = 0;
+  std::size_t header_bytes = 0;
+  bool headers_too_large = false;
+  /// False: the request must not be sent twice (HttpRequest::idempotent).
+  bool idempotent = true;
+  /// Times the request was about to go out (pre-request callback): above 0,
+  /// its bytes may have reached the server.
+  int sends = 0;
+  /// libcurl was about to send it again after the connection died (its own
+  /// "retrying a fresh connect"); refused for a non-idempotent request.
+  bool replay_refused = false;
+  /// The connection libcurl chose had unread bytes or a hang-up while idle:
+  /// aborted before anything was sent, to be run again on a new connection.
+  bool stale_connection = false;
+  int local_port = 0;  ///< The local port of the connection it went out on.
+  CURL* handle = nullptr;
+  const CurlSocketRegistry* sockets = nullptr;
+  /// In a batch: the other slots, whose connections (HTTP/2, shared) are in use.
+  const std::vector<std::unique_ptr<CurlBatchSlot>>* peers = nullptr;
   CurlSlist request_headers;
   std::array<char, CURL_ERROR_SIZE> error{};
 };
@@ -114,6 +137,13 @@ inline std::size_t curl_write_body(char* data, std::size_t size, std::size_t cou
 inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t count, void* user) noexcept {
   auto* ex = static_cast<CurlExchange*>(user);
   const std::size_t n = size * count;
+  // libcurl hands every status line, header, 1xx response and chunked trailer
+  // here, a line at a time; their sum is what the cap bounds.
+  ex->header_bytes += n;
+  if (ex->header_bytes > ex->max_header) {
+    ex->headers_too_large = true;
+    return 0;  // libcurl aborts the transfer with CURLE_WRITE_ERROR
+  }
   std::string_view line(data, n);
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   try {
@@ -132,6 +162,40 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
     return 0;
   }
   return n;
+}
+
+/// CURLOPT_PREREQFUNCTION: runs on the connection libcurl chose, right before
+/// the request is written, each time libcurl is about to write it.
+inline int curl_before_send(void* user, char*, char*, int, int local_port) noexcept {
+  auto* ex = static_cast<CurlExchange*>(user);
+  if (ex == nullptr) return CURL_PREREQFUNC_OK;
+  long connects = 0;
+  curl_easy_getinfo(ex->handle, CURLINFO_NUM_CONNECTS, &connects);
+  if (connects == 0 && ex->sockets != nullptr) {  // a reused connection
+    bool shared = false;  // an HTTP/2 connection another transfer of the batch is on
+    if (ex->peers != nullptr) {
+      for (const auto& peer : *ex->peers) {
+        shared = shared || (peer->busy && &peer->exchange != ex && peer->exchange.local_port == local_port);
+      }
+    }
+    if (!shared) {
+      // Unread bytes on an idle connection answer no request of ours: using it
+      // would hand them to this call. Nothing is sent yet; the caller runs the
+      // request again on a new connection (libcurl closes this aborted one).
+      const curl_socket_t fd = ex->sockets->find_by_local_port(local_port);
+      if (fd == CURL_SOCKET_BAD || socket_has_input(fd)) {
+        ex->stale_connection = true;
+        return CURL_PREREQFUNC_ABORT;
+      }
+    }
+  }
+  ex->local_port = local_port;
+  if (++ex->sends > 1 && !ex->idempotent) {
+    // libcurl's "Connection died, retrying a fresh connect" would replay it.
+    ex->replay_refused = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+  return CURL_PREREQFUNC_OK;
 }
 
 /// Whether a COULDNT_CONNECT on `h` was about another endpoint than the URL's
@@ -265,7 +329,14 @@ class CurlTransport : public Transport {
       release(std::move(handle));
       return std::unexpected(std::move(prepared.error()));
     }
-    const CURLcode code = curl_easy_perform(handle.get());
+    CURLcode code = curl_easy_perform(handle.get());
+    if (code == CURLE_ABORTED_BY_CALLBACK && exchange.stale_connection) {
+      // Refused a stale connection before sending anything: once more, on a new one.
+      exchange.stale_connection = false;
+      exchange.error[0] = '\0';
+      curl_easy_setopt(handle.get(), CURLOPT_FRESH_CONNECT, 1L);
+      code = curl_easy_perform(handle.get());
+    }
     auto result = finish(handle.get(), code, exchange);
     release(std::move(handle));
     return result;
@@ -302,6 +373,7 @@ class CurlTransport : public Transport {
         const std::size_t i = next++;
         CURL* h = slot.handle.get();
         slot.exchange = detail::CurlExchange{};
+        slot.exchange.peers = &engine->slots;
         slot.index = i;
         if (auto prepared = prepare(h, requests[i], slot.exchange); !prepared) {
           out[i] = std::unexpected(std::move(prepared.error()));
@@ -336,6 +408,13 @@ class CurlTransport : public Transport {
         curl_easy_getinfo(h, CURLINFO_PRIVATE, &owner);
         curl_multi_remove_handle(multi, h);
         auto& slot = *static_cast<detail::CurlBatchSlot*>(owner);
+        if (code == CURLE_ABORTED_BY_CALLBACK && slot.exchange.stale_connection) {
+          // Refused a stale connection before sending anything: once more, on a new one.
+          slot.exchange.stale_connection = false;
+          slot.exchange.error[0] = '\0';
+          curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
+          if (curl_multi_add_handle(multi, h) == CURLM_OK) continue;  // still busy
+        }
         slot.busy = false;
         --active;
         out[slot.index] = finish(h, code, slot.exchange);
@@ -366,6 +445,10 @@ class CurlTransport : public Transport {
   /// a pooled handle carries nothing over from its last request.
   [[nodiscard]] Result<void> prepare(CURL* h, const HttpRequest& request, detail::CurlExchange& ex) const {
     ex.max_body = request.max_response_bytes;
+    ex.max_header = request.max_response_header_bytes;
+    ex.idempotent = request.idempotent;
+    ex.handle = h;
+    ex.sockets = &sockets_;
     curl_slist* list = nullptr;
     std::string line;  // one buffer for every header line
     line.reserve(128);
@@ -397,6 +480,13 @@ class CurlTransport : public Transport {
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &ex);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &detail::curl_write_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
+    curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &detail::curl_before_send);
+    curl_easy_setopt(h, CURLOPT_PREREQDATA, &ex);
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &detail::CurlSocketRegistry::open);
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &sockets_);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, &detail::CurlSocketRegistry::close);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, &sockets_);
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 0L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
@@ -427,9 +517,22 @@ class CurlTransport : public Transport {
     // Drop pointers into `ex`, which dies when the caller returns.
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
-    if (code != CURLE_OK) return std::unexpected(detail::curl_error(code, ex, h));
-    if (!ex.headers_complete) {
-      return make_error(ErrorKind::transport, "connection closed before the response headers were complete");
+    curl_easy_setopt(h, CURLOPT_PREREQDATA, nullptr);
+    if (code != CURLE_OK || !ex.headers_complete) {
+      ApiError e = code != CURLE_OK
+                       ? detail::curl_error(code, ex, h)
+                       : make_error(ErrorKind::transport, "connection closed before the response headers were complete")
+                             .error();
+      if (ex.headers_too_large) {
+        e.message = "response headers exceed the " + std::to_string(ex.max_header) + "-byte limit";
+        e.retryable = false;
+      }
+      if (ex.replay_refused) e.message = "connection lost before a response; not sent again";
+      if (!ex.idempotent && ex.sends > 0) {  // it went out: another attempt could do it twice
+        e.message += " (the request may or may not have been processed)";
+        e.retryable = false;
+      }
+      return std::unexpected(std::move(e));
     }
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -495,6 +598,9 @@ class CurlTransport : public Transport {
   }
 
   CurlTransportOptions options_;
+  /// Sockets of every connection this transport's handles have open; libcurl's
+  /// callbacks update it from const prepare()d handles, hence mutable.
+  mutable detail::CurlSocketRegistry sockets_;
   LockArray locks_;
   CURLSH* share_ = nullptr;
   std::mutex pool_mutex_;

@@ -13,10 +13,12 @@
 
 #include <atomic>
 #include <cctype>
+#include <climits>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -80,6 +82,55 @@ class RawServer {
   [[nodiscard]] int listen_fd() const noexcept { return listen_fd_; }
   [[nodiscard]] std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   [[nodiscard]] int connections() const noexcept { return connections_.load(); }
+  /// Requests read with next_request(), over every connection.
+  [[nodiscard]] int requests() const noexcept { return requests_.load(); }
+
+  /// read_request(), counting each request that came in requests().
+  std::string next_request(int fd, std::chrono::milliseconds wait = std::chrono::milliseconds{5000}) {
+    std::string request = read_request(fd, wait);
+    if (!request.empty()) ++requests_;
+    return request;
+  }
+
+  /// Keep-alive: answers up to `max` requests on this connection with
+  /// `answer(request, n)` (n: 0-based number on this connection) until the
+  /// peer closes; returns how many were answered.
+  int serve(int fd, const std::function<std::string(const std::string& request, int n)>& answer, int max = INT_MAX) {
+    int n = 0;
+    for (; n < max; ++n) {
+      const std::string request = next_request(fd);
+      if (request.empty() || !write_all(fd, answer(request, n))) break;
+    }
+    return n;
+  }
+
+  /// Writes `bytes` after `delay` (an unsolicited answer on an idle
+  /// connection); false when the server stopped first or the peer went away.
+  bool write_later(int fd, std::chrono::milliseconds delay, std::string_view bytes) {
+    return sleep_unless_stopped(delay) && write_all(fd, bytes);
+  }
+
+  /// Writes `unit` again and again, `total` bytes in all, as fast as the
+  /// client reads; false when the peer went away first. Adds the bytes the
+  /// kernel accepted to `sent` when given.
+  static bool flood(int fd, std::string_view unit, std::size_t total, std::atomic<std::size_t>* sent = nullptr) {
+    for (std::size_t done = 0; done < total; done += unit.size()) {
+      std::size_t wrote = 0;
+      const bool ok = write_all(fd, unit, &wrote);
+      if (sent != nullptr) *sent += wrote;
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  /// The request line's target ("/v1/students/1234567"), "" when there is none.
+  static std::string target_of(std::string_view request) {
+    const auto start = request.find(' ');
+    if (start == std::string_view::npos) return {};
+    const auto end = request.find(' ', start + 1);
+    if (end == std::string_view::npos) return {};
+    return std::string(request.substr(start + 1, end - start - 1));
+  }
 
   /// Sleeps up to `d`, returning early (false) when the server is stopping.
   bool sleep_unless_stopped(std::chrono::milliseconds d) {
@@ -142,6 +193,18 @@ class RawServer {
     ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
   }
 
+  /// A complete response with a chunked body (one chunk) and `trailers`
+  /// ("Name: value\r\n" lines, may be empty).
+  static std::string chunked_response(int status, std::string_view body, std::string_view trailers = {}) {
+    char size_line[32];
+    std::snprintf(size_line, sizeof size_line, "%zx\r\n", body.size());
+    std::string out = "HTTP/1.1 " + std::to_string(status) +
+                      " X\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    if (!body.empty()) out.append(size_line).append(body).append("\r\n");
+    out.append("0\r\n").append(trailers).append("\r\n");
+    return out;
+  }
+
   /// A complete response with a Content-Length body.
   static std::string response(int status, std::string_view body, std::string_view extra_headers = {},
                               std::string_view content_type = "application/json") {
@@ -183,6 +246,7 @@ class RawServer {
   bool stopping_ = false;
   std::vector<std::thread> workers_;
   std::atomic<int> connections_{0};
+  std::atomic<int> requests_{0};
 };
 
 }  // namespace studentsvc::test

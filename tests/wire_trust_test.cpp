@@ -1,0 +1,293 @@
+// Wire trust: the real CurlTransport (and Client) against raw-socket servers
+// that misbehave on kept-alive connections. An answer always belongs to its
+// request (bytes left on an idle connection never answer the next call), a
+// non-idempotent request is sent at most once (libcurl's own "retrying a fresh
+// connect" is refused), and connection rules libcurl should keep (HEAD/204
+// bodies, Connection: close) hold, for `send` and the `send_all` batch engine.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <studentsvc/studentsvc.hpp>
+
+#include "support/raw_server.hpp"
+
+using namespace std::chrono_literals;
+using studentsvc::CurlTransport;
+using studentsvc::CurlTransportOptions;
+using studentsvc::ErrorKind;
+using studentsvc::HttpRequest;
+using studentsvc::HttpResponse;
+using studentsvc::Result;
+using studentsvc::test::RawServer;
+
+namespace {
+
+const std::string may_or_may_not = "(the request may or may not have been processed)";
+
+CurlTransportOptions plain_http() {
+  CurlTransportOptions o;
+  o.allow_http = true;
+  return o;
+}
+
+HttpRequest get(const RawServer& server, std::string_view path) {
+  HttpRequest r;
+  r.url = server.base_url() + std::string(path);
+  r.timeout = 20s;
+  return r;
+}
+
+HttpRequest post_once(const RawServer& server, std::string_view path) {
+  HttpRequest r = get(server, path);
+  r.method = "POST";
+  r.body = R"({"create":"thing"})";
+  r.headers.set("Content-Type", "application/json");
+  r.idempotent = false;
+  return r;
+}
+
+/// The JSON body that names the request it answers.
+std::string answer_body(std::string_view target) { return R"({"for":")" + std::string(target) + R"("})"; }
+
+/// What the call got: "200 {body}" or "error: message".
+std::string outcome(const Result<HttpResponse>& r) {
+  if (!r) return "error: " + r.error().message;
+  return std::to_string(r->status) + " " + r->body;
+}
+
+std::string student(std::string_view perm) {
+  return R"({"perm":")" + std::string(perm) + R"(","firstName":"A","lastName":"B","suffix":"","email":"a@example.edu"})";
+}
+
+/// Waits up to 10 s for `done()`; the raw server's threads may lag on a loaded box.
+template <class Pred>
+bool eventually(Pred done) {
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+enum class Extra { same_write, later_write, late_408 };
+
+const char* name_of(Extra e) {
+  switch (e) {
+    case Extra::same_write: return "a second response in the same write";
+    case Extra::later_write: return "a second response in a later write";
+    case Extra::late_408: return "a late 408 on the idle connection";
+  }
+  return "";
+}
+
+/// Serves a connection: every request gets a response naming it; on the
+/// first `junk_connections` connections the first response is followed by
+/// `extra` (which a client reusing the connection would take for its next
+/// answer); `written` counts those.
+void serve_with_junk(RawServer& server, int fd, int connection, int junk_connections, Extra extra,
+                     std::atomic<int>& written) {
+  server.serve(fd, [&](const std::string& request, int n) {
+    std::string out = RawServer::response(200, answer_body(RawServer::target_of(request)));
+    if (n > 0 || connection >= junk_connections) return out;
+    const std::string bogus = extra == Extra::late_408 ? "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n"
+                                                       : RawServer::response(200, answer_body("bogus"));
+    if (extra == Extra::same_write) {
+      out += bogus;
+    } else if (RawServer::write_all(fd, out) && server.write_later(fd, 20ms, bogus)) {
+      out.clear();
+    }
+    ++written;
+    return out;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("wire: bytes left on an idle connection never answer the next send", "[wire][reuse]") {
+  const Extra extra = GENERATE(Extra::same_write, Extra::later_write, Extra::late_408);
+  DYNAMIC_SECTION(name_of(extra)) {
+    std::atomic<int> written{0};
+    RawServer server([&](int fd, int connection) { serve_with_junk(server, fd, connection, 1, extra, written); });
+    CurlTransport transport(plain_http());
+    CHECK(outcome(transport.send(get(server, "/first"))) == "200 " + answer_body("/first"));
+    REQUIRE(eventually([&] { return written.load() == 1; }));  // on loopback: in our socket by now
+    CHECK(outcome(transport.send(get(server, "/second"))) == "200 " + answer_body("/second"));
+    CHECK(server.connections() == 2);
+    // The new connection is clean, so it is kept.
+    CHECK(outcome(transport.send(get(server, "/third"))) == "200 " + answer_body("/third"));
+    CHECK(server.connections() == 2);
+  }
+}
+
+TEST_CASE("wire: a Client never gets another student's record from a reused connection", "[wire][reuse]") {
+  std::atomic<int> written{0};
+  RawServer server([&](int fd, int) {
+    server.serve(fd, [&](const std::string& request, int n) {
+      const std::string target = RawServer::target_of(request);
+      std::string out = RawServer::response(200, student(target.substr(target.rfind('/') + 1)));
+      if (n == 0 && RawServer::write_all(fd, out) && server.write_later(fd, 20ms, RawServer::response(200, student("7654321")))) {
+        out.clear();
+        ++written;
+      }
+      return out;
+    });
+  });
+  studentsvc::ClientOptions options;
+  options.base_url = server.base_url();
+  options.auth.api_key = "wire-test-key";
+  options.allow_insecure_loopback = true;
+  options.retry = studentsvc::RetryPolicy::none();
+  const studentsvc::Client client(options);
+  const auto first = client.get_student("1234567");
+  REQUIRE(first);
+  CHECK(first->perm == "1234567");
+  REQUIRE(eventually([&] { return written.load() == 1; }));
+  const auto second = client.get_student("2345678");
+  REQUIRE(second);
+  CHECK(second->perm == "2345678");
+  CHECK(server.connections() == 2);
+}
+
+TEST_CASE("wire: bytes left on an idle connection never answer the next batch", "[wire][reuse][batch]") {
+  const Extra extra = GENERATE(Extra::same_write, Extra::later_write, Extra::late_408);
+  DYNAMIC_SECTION(name_of(extra)) {
+    std::atomic<int> written{0};
+    RawServer server([&](int fd, int connection) { serve_with_junk(server, fd, connection, 2, extra, written); });
+    CurlTransport transport(plain_http());
+    const std::vector<HttpRequest> first{get(server, "/a1"), get(server, "/a2")};
+    const auto a = transport.send_all(first, 2);
+    REQUIRE(a.size() == 2);
+    CHECK(outcome(a[0]) == "200 " + answer_body("/a1"));
+    CHECK(outcome(a[1]) == "200 " + answer_body("/a2"));
+    const int opened = server.connections();
+    REQUIRE(opened == 2);
+    REQUIRE(eventually([&] { return written.load() == opened; }));
+
+    const std::vector<HttpRequest> second{get(server, "/b1"), get(server, "/b2"), get(server, "/b3")};
+    const auto b = transport.send_all(second, 2);
+    REQUIRE(b.size() == 3);
+    CHECK(outcome(b[0]) == "200 " + answer_body("/b1"));
+    CHECK(outcome(b[1]) == "200 " + answer_body("/b2"));
+    CHECK(outcome(b[2]) == "200 " + answer_body("/b3"));
+    CHECK(server.connections() > opened);  // none of the first batch's connections carried the second
+  }
+}
+
+namespace {
+
+/// Serves one request on connection 0, then reads the next one and closes
+/// without answering (a server that dies, or drops the idle connection as the
+/// request arrives); other connections answer every request.
+void die_after_taking_second(RawServer& server, int fd, int connection) {
+  const auto answer = [](const std::string& request, int) {
+    return RawServer::response(200, answer_body(RawServer::target_of(request)));
+  };
+  if (connection > 0) {
+    server.serve(fd, answer);
+    return;
+  }
+  if (server.serve(fd, answer, 1) == 1) (void)server.next_request(fd);
+}
+
+}  // namespace
+
+TEST_CASE("wire: a non-idempotent request is sent at most once when its kept-alive connection dies",
+          "[wire][at-most-once]") {
+  RawServer server([&](int fd, int connection) { die_after_taking_second(server, fd, connection); });
+  CurlTransport transport(plain_http());
+  CHECK(outcome(transport.send(post_once(server, "/p1"))) == "200 " + answer_body("/p1"));
+  const auto second = transport.send(post_once(server, "/p2"));
+  CHECK(server.requests() == 2);  // libcurl alone would have sent /p2 again on a new connection
+  REQUIRE_FALSE(second);
+  CHECK(second.error().kind == ErrorKind::transport);
+  CHECK_FALSE(second.error().retryable);
+  CHECK_THAT(second.error().message, Catch::EndsWith(may_or_may_not));
+  // The transport still works.
+  CHECK(outcome(transport.send(post_once(server, "/p3"))) == "200 " + answer_body("/p3"));
+}
+
+TEST_CASE("wire: an idempotent GET whose kept-alive connection dies is sent again and succeeds",
+          "[wire][at-most-once]") {
+  RawServer server([&](int fd, int connection) { die_after_taking_second(server, fd, connection); });
+  CurlTransport transport(plain_http());
+  CHECK(outcome(transport.send(get(server, "/g1"))) == "200 " + answer_body("/g1"));
+  CHECK(outcome(transport.send(get(server, "/g2"))) == "200 " + answer_body("/g2"));
+  CHECK(server.requests() == 3);
+  CHECK(server.connections() == 2);
+}
+
+TEST_CASE("wire: a batch sends each non-idempotent request at most once", "[wire][at-most-once][batch]") {
+  // Every connection answers one request, then takes the next and closes.
+  RawServer server([&](int fd, int) {
+    if (server.serve(fd, [](const std::string& request, int) {
+          return RawServer::response(200, answer_body(RawServer::target_of(request)));
+        }, 1) == 1) {
+      (void)server.next_request(fd);
+    }
+  });
+  CurlTransport transport(plain_http());
+  const std::vector<HttpRequest> first{post_once(server, "/p1"), post_once(server, "/p2")};
+  const auto a = transport.send_all(first, 2);
+  CHECK(outcome(a[0]) == "200 " + answer_body("/p1"));
+  CHECK(outcome(a[1]) == "200 " + answer_body("/p2"));
+  const int before = server.requests();
+  const std::vector<HttpRequest> second{post_once(server, "/p3"), post_once(server, "/p4")};
+  const auto b = transport.send_all(second, 2);
+  // Each went out once; whatever came back, none went out twice.
+  CHECK(server.requests() - before <= 2);
+  for (const auto& r : b) {
+    if (r) continue;  // a fresh connection's answer is fine
+    CHECK(r.error().kind == ErrorKind::transport);
+    CHECK_FALSE(r.error().retryable);
+    CHECK_THAT(r.error().message, Catch::EndsWith(may_or_may_not));
+  }
+  // At least one rode a kept-alive connection that died under it (the other
+  // may have found a new connection, libcurl's retry having taken its own).
+  CHECK((!b[0] || !b[1]));
+}
+
+TEST_CASE("wire: Client::conversation sends a non-idempotent POST at most once", "[wire][at-most-once]") {
+  RawServer server([&](int fd, int connection) { die_after_taking_second(server, fd, connection); });
+  studentsvc::ClientOptions options;
+  options.base_url = server.base_url();
+  options.auth.api_key = "wire-test-key";
+  options.allow_insecure_loopback = true;
+  const studentsvc::Client client(options);  // default retry policy: still one attempt
+  studentsvc::ConversationRequest request;
+  request.method = "POST";
+  request.body = R"({"say":"hello"})";
+  REQUIRE(client.conversation(request));
+  const auto second = client.conversation(request);
+  CHECK(server.requests() == 2);
+  REQUIRE_FALSE(second);
+  CHECK(second.error().kind == ErrorKind::transport);
+  CHECK_THAT(second.error().message, Catch::Contains(may_or_may_not));
+}
+
+TEST_CASE("wire: a non-idempotent request that never left does not claim it may have", "[wire][at-most-once]") {
+  int port = 0;
+  {
+    const RawServer closed(nullptr);  // bound, then closed: nothing listens there
+    port = closed.port();
+  }
+  HttpRequest r;
+  r.method = "POST";
+  r.url = "http://127.0.0.1:" + std::to_string(port) + "/p";
+  r.body = "{}";
+  r.idempotent = false;
+  CurlTransport transport(plain_http());
+  const auto result = transport.send(r);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().kind == ErrorKind::transport);
+  CHECK(result.error().retryable);
+  CHECK_THAT(result.error().message, !Catch::Contains("may or may not"));
+}

@@ -48,7 +48,7 @@ HttpRequest student_request(const MockServer& server, const std::string& path) {
   HttpRequest r;
   r.url = server.base_url() + path;
   r.headers.set("x-api-key", "mock-api-key");
-  r.headers.set("svc-api-key", "mock-api-key");
+  r.headers.set("svc-api-key", "mock-svc-api-key");
   r.headers.set("Authorization", basic_registrar);
   r.timeout = std::chrono::milliseconds(10'000);
   return r;
@@ -217,7 +217,7 @@ TEST_CASE("MockServer checks HTTP Basic on the student endpoints: 401 SimpleMess
   SECTION("an independent client's Basic encoding is accepted") {
     httplib::Client client("127.0.0.1", server.port());
     client.set_basic_auth("svc-registrar-app", "mock-password");
-    const httplib::Headers headers = {{"x-api-key", "mock-api-key"}, {"svc-api-key", "mock-api-key"}};
+    const httplib::Headers headers = {{"x-api-key", "mock-api-key"}, {"svc-api-key", "mock-svc-api-key"}};
     const auto res = client.Get("/students/v2/students/1234567", headers);
     REQUIRE(res);
     CHECK(res->status == 200);
@@ -248,7 +248,7 @@ TEST_CASE("MockServer checks the perm format (400 WebApiInvalidModel) and answer
     INFO("perm " << perm);
     require_invalid_model(send(transport, student_request(server, "/students/v2/students/" + perm)), "perm");
   }
-  require_invalid_model(send(transport, student_request(server, "/students/v2/students/")), "perm");
+  require_simple_message(send(transport, student_request(server, "/students/v2/students/")), 404);
   require_simple_message(send(transport, student_request(server, "/students/v2/students/7654321")), 404);
   require_simple_message(send(transport, student_request(server, "/students/v2/students/1234567/extra")), 404);
   require_simple_message(send(transport, student_request(server, "/no/such/path")), 404);
@@ -331,14 +331,14 @@ TEST_CASE("MockServer gives extended-only fields only to approved service accoun
 
   request.headers.set("Authorization", basic_roster);
   const json limited = body_json(send(transport, request));
-  CHECK(limited["firstNameLegal"].is_null());
-  CHECK(limited["middleName"].is_null());
-  CHECK(limited["gender"].is_null());
+  CHECK_FALSE(limited.contains("firstNameLegal"));  // withheld: absent, not null
+  CHECK_FALSE(limited.contains("middleName"));
+  CHECK_FALSE(limited.contains("gender"));
   // Everything else is as approved accounts see it.
   json expected = full;
-  expected["firstNameLegal"] = nullptr;
-  expected["middleName"] = nullptr;
-  expected["gender"] = nullptr;
+  expected.erase("firstNameLegal");
+  expected.erase("middleName");
+  expected.erase("gender");
   CHECK(limited == expected);
 
   // With require_basic off there is no account to judge, so the mock serves everything.
@@ -347,7 +347,7 @@ TEST_CASE("MockServer gives extended-only fields only to approved service accoun
   CHECK(body_json(send(transport, request)) == full);
 }
 
-TEST_CASE("MockServer answers with text/json when configured", "[mock_server]") {
+TEST_CASE("MockServer answers with text/json when the content_type test option forces it", "[mock_server]") {
   MockServerOptions options;
   options.content_type = "text/json";
   MockServer server(options);
@@ -361,9 +361,12 @@ TEST_CASE("MockServer answers with text/json when configured", "[mock_server]") 
   current.headers.set("svc-user-jwt", "mock-jwt-ana");
   CHECK(header(send(transport, current), "content-type").rfind("text/json", 0) == 0);
 
-  // Error bodies stay application/json.
+  // Error bodies of the student endpoints too; the API key's 401 stays application/json.
   const auto missing = send(transport, student_request(server, "/students/v2/students/7654321"));
-  CHECK(header(missing, "Content-Type").rfind("application/json", 0) == 0);
+  CHECK(header(missing, "Content-Type").rfind("text/json", 0) == 0);
+  HttpRequest no_key = student_request(server, "/students/v2/students/3456789");
+  no_key.headers.erase("x-api-key");
+  CHECK(header(send(transport, no_key), "Content-Type").rfind("application/json", 0) == 0);
 
   server.update([](MockServerOptions& o) { o.content_type = "application/json"; });
   CHECK(header(send(transport, student_request(server, "/students/v2/students/3456789")), "Content-Type")
@@ -671,6 +674,24 @@ TEST_CASE("MockServer path_prefix: routes live under it, trailing slashes droppe
     CHECK(send(other_transport, student_request(other, "/students/v2/students/1234567")).status == 200);
     CHECK(other.last_request().path == "/gw/students/v2/students/1234567");
   }
+}
+
+TEST_CASE("MockServer::client_options sets both keys by default", "[mock_server]") {
+  MockServer server;
+  const auto c = server.client_options();
+  CHECK(c.auth.api_key == "mock-api-key");
+  CHECK(c.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom);
+  CHECK(c.auth.svc_api_key == "mock-svc-api-key");
+  const auto student = studentsvc::Client(c).get_student("1234567");
+  REQUIRE(student.has_value());
+  CHECK(server.last_request().header("svc-api-key") == "mock-svc-api-key");
+
+  // An app that sends its API key as svc-api-key (the SDK's default) is refused.
+  auto same = c;
+  same.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::same_as_api_key;
+  const auto refused = studentsvc::Client(same).get_student("1234567");
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().kind == studentsvc::ErrorKind::unauthorized);
 }
 
 TEST_CASE("MockServer::client_options is accepted by the mock as it is", "[mock_server]") {

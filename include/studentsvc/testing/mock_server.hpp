@@ -1,13 +1,41 @@
 #pragma once
 /// @file testing/mock_server.hpp
 /// @brief MockServer: an in-process fake of the Student Information and
-/// Conversation Service on cpp-httplib, for the SDK's tests and your app's.
-/// Link `studentsvc::testing`. It listens on 127.0.0.1 on a free port.
+/// Conversation Service on cpp-httplib, as strict as the interface, for the
+/// SDK's tests and your app's. Link `studentsvc::testing`. It listens on
+/// 127.0.0.1 on a free port.
+///
+/// Every request meets these steps in this order; the first that fails answers:
+///  1. record, MockServerOptions::latency, MockServerOptions::intercept (fault injection);
+///  2. `x-api-key`, on every path and method: exactly one field, equal to
+///     MockServerOptions::api_key, else 401 AuthErrorBody `{"detail": ...}`;
+///  3. routing: an unknown path → 404 SimpleMessageModel; a method other than
+///     GET (HEAD included) on a student path → 405 with `Allow: GET`; an empty
+///     perm segment → 404 (or validation, see MockServerOptions::empty_perm);
+///     `/conversation[/...]` takes any method and goes to its handler here;
+///  4. `svc-api-key`, then HTTP Basic: exactly one field each, a known value,
+///     else 401 SimpleMessageModel with `WWW-Authenticate: Basic realm="..."`;
+///  5. `svc-api-version`: absent means `2.0`; present (even empty) it must be
+///     a single field naming one of MockServerOptions::api_versions, else 400;
+///  6. validation: the perm is 7 ASCII digits, `/current` has `svc-user-jwt`,
+///     else 400 WebApiInvalidModel with `modelState`;
+///  7. the end-user token, when sent: one non-empty field naming a known token,
+///     else 401; on the per-perm endpoint it must name that perm, else 404;
+///  8. the lookup: 404 SimpleMessageModel, or 200.
+/// Student-endpoint answers (steps 4 to 8) are `text/json; charset=utf-8` when
+/// `Accept` ranks text/json above application/json, else `application/json`
+/// (detail::prefers_text_json); the others are always application/json.
+///
+/// Header fields are checked as sent, not as cpp-httplib 0.11 reports them
+/// (it drops empty ones and percent-decodes values): see detail/header_tap.hpp.
+/// Over HTTPS cpp-httplib's own parsing stays, so there an empty field is not
+/// seen (a repeated one still is).
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,16 +53,11 @@
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/options.hpp>
+#include <studentsvc/testing/detail/content_negotiation.hpp>
+#include <studentsvc/testing/detail/header_tap.hpp>
+#include <studentsvc/testing/mock_data.hpp>
 
 namespace studentsvc::testing {
-
-/// @brief A service account the mock accepts on the student endpoints (HTTP Basic).
-struct MockAccount {
-  std::string network_id;  ///< The Basic user name.
-  std::string password;    ///< The Basic password.
-  /// Approved for the extended-only fields (firstNameLegal, middleName, gender).
-  bool extended_approved = false;
-};
 
 /// @brief One request as the mock received it.
 struct RecordedRequest {
@@ -42,7 +65,10 @@ struct RecordedRequest {
   std::string path;    ///< Path without the query.
   std::string target;  ///< Path with the query, as sent.
   std::multimap<std::string, std::string> query;  ///< Decoded query parameters.
-  std::map<std::string, std::string, std::less<>> headers;  ///< Names lower-cased.
+  /// Names lower-cased, values as sent (empty ones kept); the first of repeated fields.
+  std::map<std::string, std::string, std::less<>> headers;
+  /// Every header field, repeated ones included (in the order sent), names lower-cased.
+  std::multimap<std::string, std::string, std::less<>> fields;
   std::string body;    ///< The request body.
   std::string remote;  ///< "address:port" of the client's socket (one per connection).
 
@@ -54,110 +80,84 @@ struct RecordedRequest {
   }
 };
 
-/// @brief What the mock accepts and serves; every field may be changed by a test.
+/// @brief What the mock answers for `/students/v2/students/` (an empty perm).
+/// The interface does not say; a route template with a required segment does
+/// not match it, so the default is 404.
+enum class EmptyPermAnswer {
+  not_found,      ///< 404 SimpleMessageModel at routing, before svc-api-key and Basic.
+  invalid_model,  ///< 400 WebApiInvalidModel naming `perm`, at validation.
+};
+
+/// @brief The message texts of the mock's error bodies. The interface gives
+/// none (only the meaning of the x-api-key one), so these are the mock's
+/// choice; change them when your app shows or matches the service's texts.
+struct MockMessages {
+  std::string invalid_api_key = "Invalid API key. Supply a valid API key in the x-api-key header.";  ///< 401 `detail`.
+  std::string no_route = "No HTTP resource was found that matches the request URI.";                ///< 404.
+  std::string method_not_allowed = "The requested resource does not support this HTTP method.";     ///< 405.
+  std::string invalid_svc_api_key = "Authorization has been denied for this request: invalid svc-api-key.";  ///< 401.
+  std::string invalid_basic = "Authorization has been denied for this request.";  ///< 401.
+  std::string invalid_user_token = "The user token is not valid.";                 ///< 401.
+  std::string invalid_request = "The request is invalid.";                         ///< 400 `message`.
+  std::string invalid_perm = "The perm must be a 7-digit number.";                 ///< 400 `modelState.perm`.
+  std::string missing_user_token = "The svc-user-jwt header is required.";         ///< 400 `modelState.svc-user-jwt`.
+  std::string unsupported_version = "The API version requested is not supported.";  ///< 400 `modelState.svc-api-version`.
+  std::string student_not_found = "Student not found.";                            ///< 404.
+};
+
+/// @brief What the mock accepts and serves; every field may be changed by a
+/// test. The defaults are strict; the fields marked "lenient" relax a check
+/// on purpose (an app that passes only with them has not proved it works).
 struct MockServerOptions {
-  /// Expected `x-api-key`; missing or different → 401 AuthErrorBody `{"detail": ...}`.
+  /// Expected `x-api-key` (every request); missing, empty, repeated or different → 401 AuthErrorBody.
   std::string api_key = "mock-api-key";
-  /// Expected `svc-api-key` on student endpoints; std::nullopt: the header is not checked.
-  std::optional<std::string> svc_api_key = std::string("mock-api-key");
-  /// Require HTTP Basic from one of `accounts` on student endpoints.
+  /// Expected `svc-api-key` on the student endpoints. It differs from `api_key`
+  /// by default so that an app proves it configures both (client_options() does).
+  /// std::nullopt (lenient): the header is not checked.
+  std::optional<std::string> svc_api_key = std::string("mock-svc-api-key");
+  /// Require HTTP Basic from one of `accounts` on the student endpoints.
+  /// false (lenient): no Authorization needed, and every field is served.
   bool require_basic = true;
   /// Accounts accepted for HTTP Basic; the first is the one client_options() uses.
-  std::vector<MockAccount> accounts = {{"svc-registrar-app", "mock-password", true},
-                                       {"svc-roster-app", "mock-password-2", false}};
+  std::vector<MockAccount> accounts = default_accounts();
   /// End-user tokens (opaque to the SDK) and the perm each one names.
-  std::map<std::string, std::string> jwts = {{"mock-jwt-ana", "1234567"}, {"mock-jwt-li", "2345678"}};
+  std::map<std::string, std::string> jwts = default_jwts();
   /// Students keyed by perm, as raw JSON (so tests can serve nulls, odd codes or wrong types).
   std::map<std::string, nlohmann::json> students = default_students();
-  /// `svc-api-version` values accepted; anything else → 400 with modelState.
+  /// `svc-api-version` values accepted; an absent header means "2.0".
   std::set<std::string> api_versions = {"2.0"};
-  /// Content-Type of successful student answers: "application/json" or "text/json".
-  std::string content_type = "application/json";
+  /// Test option: forces this Content-Type (e.g. "text/json") on every
+  /// student-endpoint answer, whatever `Accept` says. std::nullopt (default):
+  /// chosen by `Accept` (see the file comment).
+  std::optional<std::string> content_type;
+  /// The answer for an empty perm segment (the interface leaves it open).
+  EmptyPermAnswer empty_perm = EmptyPermAnswer::not_found;
+  /// The realm of `WWW-Authenticate: Basic realm="..."` on student-endpoint 401s.
+  std::string basic_realm = "studentsvc-mock";
+  /// The texts of the error bodies.
+  MockMessages messages;
   /// Prefix the routes live under, e.g. "/api" (the interface leaves the base path open).
   /// Read once by the constructor (trailing slashes dropped); update() cannot move the routes.
   std::string path_prefix;
-  /// Answers `/conversation[/...]` (any method) after the API key check; the
-  /// default echoes method, sub-path, query, content type and body as JSON.
+  /// Answers `/conversation[/...]` (any method) after the x-api-key check; no
+  /// other header is checked there, as the interface names only the API key.
+  /// The default echoes method, sub-path, query, content type and body as JSON;
+  /// set this to model the real endpoint's methods and validation.
   std::function<void(const httplib::Request&, httplib::Response&)> conversation;
   /// Added before every answer, intercepted ones included (to model a slow service).
   std::chrono::milliseconds latency{0};
   /// How long an idle keep-alive connection stays open (whole seconds, at least 1;
-  /// read once by the constructor). cpp-httplib 0.11 cannot interrupt an idle
-  /// connection, so stop() and the destructor wait up to this long for a client
-  /// that still holds one open.
+  /// read once by the constructor). Over plain HTTP stop() ends idle connections
+  /// at once; over HTTPS (cpp-httplib 0.11 cannot interrupt them) stop() and the
+  /// destructor wait up to this long for a client that still holds one open.
   std::chrono::seconds keep_alive_timeout{2};
   /// Runs first on every request (after recording and latency, with the body
   /// read); return true when it has answered (fault injection).
   std::function<bool(const httplib::Request&, httplib::Response&)> intercept;
 
-  /// @brief Five realistic fake students (no real people), covering accents and
-  /// 4-byte UTF-8, nulls and absent fields, an unknown code and the NFR flag.
+  /// @brief The seed students (see mock_data.hpp).
   [[nodiscard]] static std::map<std::string, nlohmann::json> default_students() {
-    using nlohmann::json;
-    std::map<std::string, json> s;
-    s["1234567"] = json{{"perm", "1234567"},
-                        {"firstName", "Ana"},
-                        {"lastName", "Núñez"},
-                        {"suffix", ""},
-                        {"email", "ana.nunez@example.edu"},
-                        {"firstNameLegal", "Ana María"},
-                        {"middleName", "Lucía"},
-                        {"gender", "F"},
-                        {"birthDate", "20040315"},
-                        {"nfr", false},
-                        {"internationalStudentCode", nullptr},
-                        {"firstCensusQuarter", "20224"},
-                        {"lastCensusQuarter", "20252"},
-                        {"lastRegisteredQuarter", "20252"},
-                        {"admitLevel", "FR"},
-                        {"admitQuarter", "20224"},
-                        {"pronounCode", "SH"}};
-    s["2345678"] = json{{"perm", "2345678"},
-                        {"firstName", "Li"},
-                        {"lastName", "Wei"},
-                        {"suffix", nullptr},
-                        {"email", "li.wei@example.edu"},
-                        {"firstNameLegal", "Wei"},
-                        {"middleName", nullptr},
-                        {"gender", "M"},
-                        {"birthDate", "20011130"},
-                        {"nfr", true},
-                        {"internationalStudentCode", "F"},
-                        {"firstCensusQuarter", "20203"},
-                        {"lastCensusQuarter", "20244"},
-                        {"lastRegisteredQuarter", "20244"},
-                        {"admitLevel", "TR"},
-                        {"admitQuarter", "20203"},
-                        {"pronounCode", "HE"}};
-    // Basic fields only; every extended field absent.
-    s["3456789"] = json{{"perm", "3456789"},
-                        {"firstName", "Jordan"},
-                        {"lastName", "Okafor"},
-                        {"suffix", "JR"},
-                        {"email", "jordan.okafor@example.edu"}};
-    // Unknown codes and an invalid birth date: kept raw, never a decode failure.
-    s["4567890"] = json{{"perm", "4567890"},
-                        {"firstName", "Sam"},
-                        {"lastName", "Rivera"},
-                        {"suffix", ""},
-                        {"email", "sam.rivera@example.edu"},
-                        {"gender", "X"},
-                        {"birthDate", "20230230"},
-                        {"internationalStudentCode", "Q"},
-                        {"admitLevel", "GR"},
-                        {"nfr", nullptr},
-                        {"campusBuilding", "extra field the SDK ignores"}};
-    // 4-byte UTF-8 and a resident alien.
-    s["5678901"] = json{{"perm", "5678901"},
-                        {"firstName", "Zoë 🌟"},
-                        {"lastName", "Ørsted-Çelik"},
-                        {"suffix", "III"},
-                        {"email", "zoe.orsted@example.edu"},
-                        {"internationalStudentCode", "R"},
-                        {"admitLevel", ""},
-                        {"birthDate", "19991231"},
-                        {"nfr", false}};
-    return s;
+    return testing::default_students();
   }
 };
 
@@ -167,7 +167,7 @@ struct MockServerOptions {
 ///
 /// @code
 /// studentsvc::testing::MockServer server;
-/// auto options = server.client_options();  // base URL, keys and Basic for the mock
+/// auto options = server.client_options();  // base URL, both keys and Basic for the mock
 /// studentsvc::Client client(options);
 /// auto student = client.get_student("1234567");
 /// @endcode
@@ -183,7 +183,7 @@ class MockServer {
     if (tls_) {
       server_ = std::make_unique<httplib::SSLServer>(cert_file.c_str(), key_file.c_str());
     } else {
-      server_ = std::make_unique<httplib::Server>();
+      server_ = std::make_unique<detail::HeaderTapServer>();
     }
     server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
     server_->set_keep_alive_max_count(100000);
@@ -206,8 +206,8 @@ class MockServer {
   MockServer& operator=(const MockServer&) = delete;
 
   /// @brief Stops listening and joins the server thread; safe to call twice.
-  /// Waits for requests in progress, and up to MockServerOptions::keep_alive_timeout
-  /// for clients that keep an idle connection open.
+  /// Waits for requests in progress; over HTTPS also up to
+  /// MockServerOptions::keep_alive_timeout for clients that keep an idle connection open.
   void stop() {
     if (server_) server_->stop();
     if (thread_.joinable()) thread_.join();
@@ -222,8 +222,10 @@ class MockServer {
     return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + prefix_;
   }
 
-  /// @brief ClientOptions that this mock accepts: its base URL, API key, the
-  /// first (extended-approved) account, and the loopback opt-in for plain HTTP.
+  /// @brief ClientOptions that this mock accepts: its base URL, API key and
+  /// `svc-api-key` (SvcApiKeyMode::custom when it differs from the API key, as
+  /// by default), the first (extended-approved) account, and the loopback
+  /// opt-in for plain HTTP.
   [[nodiscard]] ClientOptions client_options() const {
     const MockServerOptions o = snapshot();
     ClientOptions c;
@@ -275,6 +277,8 @@ class MockServer {
   }
 
  private:
+  using Query = std::multimap<std::string, std::string>;
+
   /// Counts requests being answered at once.
   struct InFlight {
     explicit InFlight(MockServer& server) : self(server) {
@@ -289,41 +293,58 @@ class MockServer {
     MockServer& self;
   };
 
+  /// Where routing sends a request.
+  enum class Route { unknown, conversation, current, perm, empty_perm };
+
   static void send_json(httplib::Response& res, int status, const nlohmann::json& body,
                         const std::string& content_type = "application/json") {
     res.status = status;
-    res.set_content(body.dump(), (content_type + "; charset=utf-8").c_str());
-  }
-  static void message(httplib::Response& res, int status, const std::string& text) {
-    send_json(res, status, nlohmann::json{{"message", text}});
-  }
-  static void invalid_model(httplib::Response& res, const std::string& field, const std::string& text) {
-    send_json(res, 400,
-              nlohmann::json{{"message", "The request is invalid."}, {"modelState", {{field, {text}}}}});
+    res.set_content(body.dump(), content_type + "; charset=utf-8");
   }
 
-  /// The query of the request target only (req.params also holds the fields
-  /// of a form-encoded body).
-  static std::multimap<std::string, std::string> query_of(const httplib::Request& req) {
-    httplib::Params params;
-    if (const auto q = req.target.find('?'); q != std::string::npos) {
-      httplib::detail::parse_query_text(req.target.substr(q + 1), params);
-    }
-    return {params.begin(), params.end()};
+  /// The header's fields: how many were sent, and the first one's value.
+  struct Field {
+    std::size_t count = 0;
+    std::string value;
+  };
+  [[nodiscard]] static Field field(const httplib::Request& req, const std::string& name) {
+    Field f;
+    f.count = req.get_header_value_count(name);
+    if (f.count > 0) f.value = req.get_header_value(name);
+    return f;
+  }
+  /// A credential is one non-empty field with the expected value; an empty or
+  /// repeated one is refused even when a copy is right (a strict gateway does).
+  [[nodiscard]] static bool credential_is(const httplib::Request& req, const std::string& name,
+                                          const std::string& expected) {
+    const Field f = field(req, name);
+    return f.count == 1 && !f.value.empty() && f.value == expected;
   }
 
-  void record(const httplib::Request& req) {
+  /// The query of the request target. cpp-httplib fills Request::params from
+  /// the target before the pre-routing hook and adds form-body fields after it,
+  /// so the hook keeps a copy for the route handler of the same request
+  /// (both run on one worker thread).
+  [[nodiscard]] static Query& pending_query() {
+    thread_local Query query;
+    return query;
+  }
+
+  void record(const httplib::Request& req, const Query& query) {
     RecordedRequest r;
     r.method = req.method;
     r.path = req.path;
     r.target = req.target;
-    r.query = query_of(req);
+    r.query = query;
     for (const auto& [k, v] : req.headers) {
       std::string name;
       for (const char c : k) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      // cpp-httplib adds the socket's addresses as pseudo-headers; they were not sent.
-      if (name == "remote_addr" || name == "remote_port" || name == "local_addr" || name == "local_port") continue;
-      r.headers.emplace(std::move(name), v);
+      // Over HTTPS cpp-httplib adds the socket's addresses as pseudo-headers; they were not sent.
+      if (tls_ && (name == "remote_addr" || name == "remote_port" || name == "local_addr" || name == "local_port")) {
+        continue;
+      }
+      r.headers.emplace(name, v);
+      r.fields.emplace(std::move(name), v);
     }
     r.body = req.body;
     r.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
@@ -332,51 +353,118 @@ class MockServer {
     requests_.push_back(std::move(r));
   }
 
-  /// The x-api-key check every endpoint shares: 401 AuthErrorBody.
-  [[nodiscard]] bool api_key_ok(const httplib::Request& req, httplib::Response& res, const MockServerOptions& o) {
-    if (!req.has_header("x-api-key") || req.get_header_value("x-api-key") != o.api_key) {
-      send_json(res, 401, nlohmann::json{{"detail", "Invalid API key. Supply a valid API key in the x-api-key header."}});
+  [[nodiscard]] Route route_of(const std::string& path) const {
+    const std::string conversation = prefix_ + "/conversation";
+    if (path == conversation || path.starts_with(conversation + "/")) return Route::conversation;
+    const std::string students = prefix_ + "/students/v2/students/";
+    if (!path.starts_with(students)) return Route::unknown;
+    const std::string_view rest = std::string_view(path).substr(students.size());
+    if (rest.find('/') != std::string_view::npos) return Route::unknown;
+    if (rest == "current") return Route::current;
+    return rest.empty() ? Route::empty_perm : Route::perm;
+  }
+
+  /// Steps 2 to 8 of the file comment (step 1 is front_door).
+  void dispatch(const httplib::Request& req, httplib::Response& res, const Query& query) {
+    const MockServerOptions o = snapshot();
+    if (!credential_is(req, "x-api-key", o.api_key)) {
+      send_json(res, 401, nlohmann::json{{"detail", o.messages.invalid_api_key}});
+      return;
+    }
+    const Route route = route_of(req.path);
+    if (route == Route::conversation) {
+      handle_conversation(req, res, o, query);
+      return;
+    }
+    if (route == Route::unknown || (route == Route::empty_perm && o.empty_perm == EmptyPermAnswer::not_found)) {
+      send_json(res, 404, nlohmann::json{{"message", o.messages.no_route}});
+      return;
+    }
+    if (req.method != "GET") {
+      res.set_header("Allow", "GET");
+      send_json(res, 405, nlohmann::json{{"message", o.messages.method_not_allowed}});
+      return;
+    }
+    const Answer answer{res, o, negotiated_type(req, o)};
+    bool extended = true;
+    if (!student_auth_ok(req, answer, extended) || !api_version_ok(req, answer)) return;
+    if (route == Route::current) {
+      handle_current(req, answer);
+    } else {
+      handle_student(req, answer, extended);
+    }
+  }
+
+  /// The Content-Type of student-endpoint answers. Repeated Accept fields are
+  /// one list (RFC 9110 §5.3).
+  [[nodiscard]] static std::string negotiated_type(const httplib::Request& req, const MockServerOptions& o) {
+    if (o.content_type) return *o.content_type;
+    std::string accept;
+    for (std::size_t i = 0, n = req.get_header_value_count("Accept"); i < n; ++i) {
+      if (i > 0) accept += ", ";
+      accept += req.get_header_value("Accept", i);
+    }
+    return detail::prefers_text_json(accept) ? "text/json" : "application/json";
+  }
+
+  /// Writes student-endpoint answers in the negotiated content type.
+  struct Answer {
+    httplib::Response& res;
+    const MockServerOptions& o;
+    std::string content_type;
+
+    void json(int status, const nlohmann::json& body) const { send_json(res, status, body, content_type); }
+    void message(int status, const std::string& text) const { json(status, nlohmann::json{{"message", text}}); }
+    void unauthorized(const std::string& text) const {
+      res.set_header("WWW-Authenticate", "Basic realm=\"" + o.basic_realm + "\"");
+      message(401, text);
+    }
+    void invalid(const std::string& name, const std::string& text) const {
+      json(400, nlohmann::json{{"message", o.messages.invalid_request}, {"modelState", {{name, {text}}}}});
+    }
+  };
+
+  /// svc-api-key, then Basic. Sets `extended` to the account's approval.
+  [[nodiscard]] static bool student_auth_ok(const httplib::Request& req, const Answer& a, bool& extended) {
+    if (a.o.svc_api_key && !credential_is(req, "svc-api-key", *a.o.svc_api_key)) {
+      a.unauthorized(a.o.messages.invalid_svc_api_key);
+      return false;
+    }
+    if (!a.o.require_basic) return true;
+    for (const auto& account : a.o.accounts) {
+      if (credential_is(req, "Authorization",
+                        basic_authorization_value(BasicCredential{account.network_id, account.password}))) {
+        extended = account.extended_approved;
+        return true;
+      }
+    }
+    a.unauthorized(a.o.messages.invalid_basic);
+    return false;
+  }
+
+  [[nodiscard]] static bool api_version_ok(const httplib::Request& req, const Answer& a) {
+    const Field version = field(req, "svc-api-version");
+    if (version.count > 1 || a.o.api_versions.count(version.count == 0 ? "2.0" : version.value) == 0) {
+      a.invalid("svc-api-version", a.o.messages.unsupported_version);
       return false;
     }
     return true;
   }
 
-  /// svc-api-key, Basic and svc-api-version on the student endpoints.
-  /// Sets `extended` to the account's approval.
-  [[nodiscard]] bool student_auth_ok(const httplib::Request& req, httplib::Response& res, const MockServerOptions& o,
-                                     bool& extended) {
-    if (o.svc_api_key && req.get_header_value("svc-api-key") != *o.svc_api_key) {
-      message(res, 401, "Authorization has been denied for this request: invalid svc-api-key.");
-      return false;
+  /// The perm the end-user token names; std::nullopt after answering 401
+  /// (an empty, repeated or unknown token).
+  [[nodiscard]] static std::optional<std::string> token_perm(const Field& token, const Answer& a) {
+    const auto it = token.count == 1 && !token.value.empty() ? a.o.jwts.find(token.value) : a.o.jwts.end();
+    if (it == a.o.jwts.end()) {
+      a.unauthorized(a.o.messages.invalid_user_token);
+      return std::nullopt;
     }
-    extended = true;
-    if (o.require_basic) {
-      const std::string auth = req.get_header_value("Authorization");
-      bool found = false;
-      for (const auto& account : o.accounts) {
-        if (auth == basic_authorization_value(BasicCredential{account.network_id, account.password})) {
-          found = true;
-          extended = account.extended_approved;
-          break;
-        }
-      }
-      if (!found) {
-        message(res, 401, "Authorization has been denied for this request.");
-        return false;
-      }
-    }
-    const std::string version = req.has_header("svc-api-version") ? req.get_header_value("svc-api-version") : "2.0";
-    if (o.api_versions.count(version) == 0) {
-      invalid_model(res, "svc-api-version", "The API version requested is not supported.");
-      return false;
-    }
-    return true;
+    return it->second;
   }
 
+  /// Withheld extended-only fields are left out; stored nulls of the other fields stay.
   static nlohmann::json without_extended_only(nlohmann::json student) {
-    for (const char* key : {"firstNameLegal", "middleName", "gender"}) {
-      if (student.contains(key)) student[key] = nullptr;
-    }
+    for (const char* key : {"firstNameLegal", "middleName", "gender"}) student.erase(key);
     return student;
   }
 
@@ -388,69 +476,58 @@ class MockServer {
     return out;
   }
 
-  void handle_current(const httplib::Request& req, httplib::Response& res) {
-    const MockServerOptions o = snapshot();
-    bool extended = false;
-    if (!api_key_ok(req, res, o) || !student_auth_ok(req, res, o, extended)) return;
-    if (!req.has_header("svc-user-jwt") || req.get_header_value("svc-user-jwt").empty()) {
-      invalid_model(res, "svc-user-jwt", "The svc-user-jwt header is required.");
+  static void handle_current(const httplib::Request& req, const Answer& a) {
+    const Field token = field(req, "svc-user-jwt");
+    if (token.count == 0) {
+      a.invalid("svc-user-jwt", a.o.messages.missing_user_token);
       return;
     }
-    const auto token = o.jwts.find(req.get_header_value("svc-user-jwt"));
-    if (token == o.jwts.end()) {
-      message(res, 401, "The user token is not valid.");
+    const auto perm = token_perm(token, a);
+    if (!perm) return;
+    const auto student = a.o.students.find(*perm);
+    if (student == a.o.students.end()) {
+      a.message(404, a.o.messages.student_not_found);
       return;
     }
-    const auto student = o.students.find(token->second);
-    if (student == o.students.end()) {
-      message(res, 404, "Student not found.");
-      return;
-    }
-    send_json(res, 200, minimal_of(student->second), o.content_type);
+    a.json(200, minimal_of(student->second));
   }
 
-  void handle_student(const httplib::Request& req, httplib::Response& res) {
-    const MockServerOptions o = snapshot();
-    bool extended = false;
-    if (!api_key_ok(req, res, o) || !student_auth_ok(req, res, o, extended)) return;
-    const std::string perm = req.matches.size() > 1 ? std::string(req.matches[1]) : std::string();
+  static void handle_student(const httplib::Request& req, const Answer& a, bool extended) {
+    const std::string perm = req.path.substr(req.path.rfind('/') + 1);
     if (perm.size() != 7 || perm.find_first_not_of("0123456789") != std::string::npos) {
-      invalid_model(res, "perm", "The perm must be a 7-digit number.");
+      a.invalid("perm", a.o.messages.invalid_perm);
       return;
     }
-    if (req.has_header("svc-user-jwt")) {
-      const auto token = o.jwts.find(req.get_header_value("svc-user-jwt"));
-      if (token == o.jwts.end()) {
-        message(res, 401, "The user token is not valid.");
-        return;
-      }
-      if (token->second != perm) {  // the token restricts the answer to its own student
-        message(res, 404, "Student not found.");
+    const Field token = field(req, "svc-user-jwt");
+    if (token.count > 0) {
+      const auto named = token_perm(token, a);
+      if (!named) return;
+      if (*named != perm) {  // the token restricts the answer to its own student
+        a.message(404, a.o.messages.student_not_found);
         return;
       }
     }
-    const auto student = o.students.find(perm);
-    if (student == o.students.end()) {
-      message(res, 404, "Student not found.");
+    const auto student = a.o.students.find(perm);
+    if (student == a.o.students.end()) {
+      a.message(404, a.o.messages.student_not_found);
       return;
     }
-    send_json(res, 200, extended ? student->second : without_extended_only(student->second), o.content_type);
+    a.json(200, extended ? student->second : without_extended_only(student->second));
   }
 
-  void handle_conversation(const httplib::Request& req, httplib::Response& res) {
-    const MockServerOptions o = snapshot();
-    if (!api_key_ok(req, res, o)) return;
+  void handle_conversation(const httplib::Request& req, httplib::Response& res, const MockServerOptions& o,
+                           const Query& query) const {
     if (o.conversation) {
       o.conversation(req, res);
       return;
     }
-    nlohmann::json query = nlohmann::json::object();
-    for (const auto& [k, v] : query_of(req)) query[k] = v;
+    nlohmann::json echo_query = nlohmann::json::object();
+    for (const auto& [k, v] : query) echo_query[k] = v;
     const std::string base = prefix_ + "/conversation";
     send_json(res, 200,
               nlohmann::json{{"method", req.method},
                              {"subPath", req.path.size() > base.size() ? req.path.substr(base.size()) : ""},
-                             {"query", query},
+                             {"query", echo_query},
                              {"contentType", req.get_header_value("Content-Type")},
                              {"body", req.body}});
   }
@@ -461,17 +538,16 @@ class MockServer {
   }
 
   /// cpp-httplib reads the body of these methods only after its pre-routing
-  /// hook, so they are recorded and intercepted from the route instead (else
-  /// the recorded body is empty and an intercepted body is left unread on the
-  /// keep-alive connection, corrupting the next request).
+  /// hook, so they are answered from a route instead (else the recorded body is
+  /// empty and an intercepted body is left unread on the keep-alive
+  /// connection, corrupting the next request).
   [[nodiscard]] static bool body_read_after_pre_routing(const httplib::Request& req) {
     return req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
   }
 
-  /// What every request meets first, once: record, latency, intercept.
-  /// True when the intercept hook has answered.
-  [[nodiscard]] bool front_door(const httplib::Request& req, httplib::Response& res) {
-    record(req);
+  /// Every request, once: step 1 (record, latency, intercept), then dispatch.
+  void serve(const httplib::Request& req, httplib::Response& res, const Query& query) {
+    record(req, query);
     const InFlight guard(*this);
     std::chrono::milliseconds latency{0};
     std::function<bool(const httplib::Request&, httplib::Response&)> intercept;
@@ -481,61 +557,30 @@ class MockServer {
       intercept = options_.intercept;
     }
     if (latency.count() > 0) std::this_thread::sleep_for(latency);
-    return intercept && intercept(req, res);
-  }
-
-  /// `text` with the characters that std::regex (ECMAScript) treats specially escaped.
-  [[nodiscard]] static std::string regex_escape(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
-      out += c;
-    }
-    return out;
+    if (intercept && intercept(req, res)) return;
+    dispatch(req, res, query);
   }
 
   void install_routes() {
+    // Every method and path reaches serve(): from this hook when the body
+    // needs no reading (GET, HEAD, OPTIONS, ...), else from the routes below.
     server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      if (body_read_after_pre_routing(req)) return httplib::Server::HandlerResponse::Unhandled;
-      return front_door(req, res) ? httplib::Server::HandlerResponse::Handled
-                                  : httplib::Server::HandlerResponse::Unhandled;
+      Query query(req.params.begin(), req.params.end());
+      if (body_read_after_pre_routing(req)) {
+        pending_query() = std::move(query);
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      serve(req, res, query);
+      return httplib::Server::HandlerResponse::Handled;
     });
-
-    using Member = void (MockServer::*)(const httplib::Request&, httplib::Response&);
-    auto route = [this](Member handler) {
-      return [this, handler](const httplib::Request& q, httplib::Response& s) {
-        if (body_read_after_pre_routing(q) && front_door(q, s)) return;
-        const InFlight guard(*this);
-        (this->*handler)(q, s);
-      };
+    const auto with_body = [this](const httplib::Request& req, httplib::Response& res) {
+      const Query query = std::exchange(pending_query(), Query());
+      serve(req, res, query);
     };
-
-    const std::string prefix = regex_escape(prefix_);
-    const std::string students = prefix + "/students/v2/students";
-    server_->Get(students + "/current", route(&MockServer::handle_current));
-    server_->Get(students + "/([^/]*)", route(&MockServer::handle_student));
-
-    const std::string conv = prefix + "/conversation(/.*)?";
-    const auto conversation = route(&MockServer::handle_conversation);
-    server_->Get(conv, conversation);
-    server_->Post(conv, conversation);
-    server_->Put(conv, conversation);
-    server_->Patch(conv, conversation);
-    server_->Delete(conv, conversation);
-    server_->Options(conv, conversation);
-
-    // Any other path: 404 SimpleMessageModel (after record and intercept).
-    const auto unknown = route(&MockServer::handle_unknown);
-    server_->Get(".*", unknown);
-    server_->Post(".*", unknown);
-    server_->Put(".*", unknown);
-    server_->Patch(".*", unknown);
-    server_->Delete(".*", unknown);
-    server_->Options(".*", unknown);
-  }
-
-  void handle_unknown(const httplib::Request&, httplib::Response& res) {
-    message(res, 404, "No HTTP resource was found that matches the request URI.");
+    server_->Post(".*", with_body);
+    server_->Put(".*", with_body);
+    server_->Patch(".*", with_body);
+    server_->Delete(".*", with_body);
   }
 
   /// "" or "/a/b": a leading slash, no trailing slash.

@@ -185,6 +185,106 @@ TEST_CASE("a flood of response headers is cut off by the transport", "[limits]")
   CHECK(sent.load() < 24U * 1024U * 1024U);
 }
 
+namespace {
+
+/// A header-section flood: what comes first, then the unit it repeats.
+struct HeaderFlood {
+  const char* name;
+  std::string prelude;
+  std::string unit;
+  const char* says;  ///< Whole lines: the SDK's cap; one line: libcurl's line buffer.
+};
+
+/// `line` repeated to fill 64 KiB, so the server writes fast.
+std::string repeated(std::string_view line) {
+  std::string out;
+  while (out.size() + line.size() <= 64U * 1024U) out += line;
+  return out;
+}
+
+const std::string chunked_head =
+    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "5\r\nhello\r\n0\r\n";
+
+constexpr const char* capped = "response headers exceed the 65536-byte limit";
+
+}  // namespace
+
+TEST_CASE("endless headers, trailers and 1xx answers end at the header cap with memory bounded",
+          "[limits][headers]") {
+  // The server offers 512 MiB as fast as the client reads; buffering it would
+  // grow the peak RSS by hundreds of MiB. The cap (64 KiB by default) counts
+  // every status line, header, trailer and 1xx answer; a single line without
+  // an end is bounded by libcurl itself (CURL_MAX_HTTP_HEADER, 100 KiB).
+  // Without the cap, libcurl 7.88 stops header lines at 300 KiB but not
+  // trailers: they grew the peak RSS by ~850 MiB.
+  const HeaderFlood flood = GENERATE(
+      HeaderFlood{"endless header lines", "HTTP/1.1 200 OK\r\n", repeated("X-Flood: " + std::string(100, 'a') + "\r\n"),
+                  capped},
+      HeaderFlood{"endless trailer lines", chunked_head, repeated("X-Trailer: " + std::string(100, 'b') + "\r\n"), capped},
+      HeaderFlood{"one endless header line", "HTTP/1.1 200 OK\r\nX-Long: ", std::string(64U * 1024U, 'c'),
+                  "a response header line exceeds libcurl's 102400-byte limit"},
+      HeaderFlood{"one endless trailer line", chunked_head + "X-Long: ", std::string(64U * 1024U, 'd'),
+                  "a response trailer line exceeds libcurl's limit"},
+      HeaderFlood{"a storm of 100 Continue", "", repeated("HTTP/1.1 100 Continue\r\n\r\n"), capped},
+      HeaderFlood{"a storm of 1xx with headers", "", repeated("HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n"),
+                  capped});
+  DYNAMIC_SECTION(flood.name) {
+    std::atomic<std::size_t> sent{0};
+    std::atomic<bool> finished{false};
+    RawServer server([&](int fd, int connection) {
+      if (RawServer::read_request(fd).empty()) return;
+      if (connection == 0) {  // warm-up
+        RawServer::write_all(fd, RawServer::response(200, student_body, "Connection: close\r\n"));
+        return;
+      }
+      if (!RawServer::write_all(fd, flood.prelude)) return;
+      finished = RawServer::flood(fd, flood.unit, 512U * 1024U * 1024U, &sent);
+    });
+    const studentsvc::Client client(raw_options(server));
+    REQUIRE(client.get_student("1234567"));  // warm-up: libcurl and the handle pool are allocated
+
+    const long before = peak_rss_kib();
+    const auto result = client.get_student("1234567");
+    const long grown_kib = peak_rss_kib() - before;
+    server.stop();
+
+    REQUIRE_FALSE(result);
+    CHECK(result.error().kind == ErrorKind::transport);
+    CHECK_FALSE(result.error().retryable);
+    CHECK_THAT(result.error().message, Catch::Contains(flood.says));
+    INFO("peak RSS grew by " << grown_kib << " KiB; the server wrote " << sent.load() << " bytes");
+    CHECK(grown_kib < 64 * 1024);
+    CHECK_FALSE(finished);
+    CHECK(sent.load() < 64U * 1024U * 1024U);
+  }
+}
+
+TEST_CASE("the header cap is per request: exactly at it passes, one byte over fails", "[limits][headers]") {
+  const std::string answer = RawServer::response(200, student_body, "X-Pad: " + std::string(500, 'p') + "\r\n");
+  const std::size_t head_bytes = answer.size() - std::string_view(student_body).size();
+  RawServer server([&](int fd, int) {
+    while (!RawServer::read_request(fd).empty()) {
+      if (!RawServer::write_all(fd, answer)) return;
+    }
+  });
+  studentsvc::CurlTransportOptions to;
+  to.allow_http = true;
+  studentsvc::CurlTransport transport(to);
+  studentsvc::HttpRequest request;
+  request.url = server.base_url() + "/x";
+  request.max_response_header_bytes = head_bytes;
+  CHECK(transport.send(request));
+  request.max_response_header_bytes = head_bytes - 1;
+  const auto over = transport.send(request);
+  REQUIRE_FALSE(over);
+  CHECK(over.error().kind == ErrorKind::transport);
+  CHECK_FALSE(over.error().retryable);
+  CHECK(over.error().message == "response headers exceed the " + std::to_string(head_bytes - 1) + "-byte limit");
+  CHECK(studentsvc::HttpRequest{}.max_response_header_bytes == studentsvc::default_max_response_header_bytes);
+  CHECK(studentsvc::default_max_response_header_bytes == 64U * 1024U);
+}
+
 TEST_CASE("broken answers each yield a transport error", "[limits]") {
   struct Fault {
     const char* name;

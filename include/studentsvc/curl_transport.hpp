@@ -526,6 +526,15 @@ class CurlTransport : public Transport {
       if (ex.headers_too_large) {
         e.message = "response headers exceed the " + std::to_string(ex.max_header) + "-byte limit";
         e.retryable = false;
+      } else if (code == CURLE_OUT_OF_MEMORY && !ex.headers_complete) {
+        // libcurl buffers one header line up to CURL_MAX_HTTP_HEADER, then fails "out of memory".
+        e.message = "a response header line exceeds libcurl's " + std::to_string(CURL_MAX_HTTP_HEADER) + "-byte limit";
+        e.retryable = false;
+      } else if (code == CURLE_RECV_ERROR && std::string_view(ex.error.data()).find("in chunked-encoding") !=
+                                                 std::string_view::npos) {
+        // Likewise one trailer line (its own smaller buffer): "Out of memory in chunked-encoding".
+        e.message = "a response trailer line exceeds libcurl's limit";
+        e.retryable = false;
       }
       if (ex.replay_refused) e.message = "connection lost before a response; not sent again";
       if (!ex.idempotent && ex.sends > 0) {  // it went out: another attempt could do it twice

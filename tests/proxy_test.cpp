@@ -346,9 +346,35 @@ TEST_CASE("an https:// proxy is verified: a certificate it cannot prove fails be
   REQUIRE_FALSE(r);
   INFO(r.error().message);
   CHECK(r.error().kind == ErrorKind::transport);
-  CHECK_THAT(r.error().message, Catch::Contains("certificate"));
+  CHECK_THAT(r.error().message, Catch::StartsWith("TLS certificate verification of the proxy failed"));
   CHECK(https_proxy.request_count() == 0);  // no CONNECT, let alone a request, reached it
   CHECK(target.request_count() == 0);
+}
+
+TEST_CASE("a server certificate failure is not blamed on a proxy, even on a handle that met one before",
+          "[proxy][e2e]") {
+  const TestPki pki;
+  MockServer https_proxy({}, pki.self_cert.string(), pki.self_key.string());
+  MockServer untrusted_target({}, pki.self_cert.string(), pki.self_key.string());
+  EnvGuard env;
+  env.no_proxy_variables();
+  studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{pki.ca_cert.string(), {}, false});
+  studentsvc::HttpRequest request;
+  request.url = "https://127.0.0.1:" + std::to_string(untrusted_target.port()) + "/students/v2/students/1234567";
+  request.headers.set("x-api-key", "mock-api-key");
+
+  // One pooled handle: first through an untrusted https:// proxy (from the environment) ...
+  env.set("https_proxy", "https://127.0.0.1:" + std::to_string(https_proxy.port()));
+  const auto via_proxy = transport.send(request);
+  REQUIRE_FALSE(via_proxy);
+  CHECK_THAT(via_proxy.error().message, Catch::StartsWith("TLS certificate verification of the proxy failed"));
+  // ... then straight to a server whose certificate fails.
+  env.unset("https_proxy");
+  const auto direct = transport.send(request);
+  REQUIRE_FALSE(direct);
+  INFO(direct.error().message);
+  CHECK_THAT(direct.error().message, Catch::StartsWith("TLS certificate verification failed"));
+  CHECK(untrusted_target.request_count() == 0);
 }
 
 TEST_CASE("a failure at the proxy names the proxy and never its user:password", "[proxy][e2e]") {
@@ -376,13 +402,29 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
   auto options = target.client_options();
   options.ca_bundle = pki.ca_cert.string();
   options.retry = studentsvc::RetryPolicy::none();
+  bool transport_only = false;
   SECTION("explicit proxy option") {
     env.no_proxy_variables();
     options.proxy = c.proxy;
   }
   SECTION("proxy from the environment") { env.proxy_everything_through(c.proxy); }
-  INFO("proxy " << c.proxy);
-  const auto r = studentsvc::Client(options).get_student("1234567");
+  SECTION("the transport alone, without the Client's scrubbing of the proxy URL") {
+    env.no_proxy_variables();
+    options.proxy = c.proxy;
+    transport_only = true;
+  }
+  INFO("proxy " << c.proxy << (transport_only ? ", CurlTransport alone" : ", through the Client"));
+  studentsvc::Result<studentsvc::HttpResponse> sent = studentsvc::make_error(ErrorKind::transport, "not sent");
+  if (transport_only) {
+    studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{options.ca_bundle, options.proxy, false});
+    studentsvc::HttpRequest request;
+    request.url = target.base_url() + "/students/v2/students/1234567";
+    request.headers.set("x-api-key", options.auth.api_key);
+    sent = transport.send(request);
+    REQUIRE_FALSE(sent);
+  }
+  const auto r = transport_only ? studentsvc::Result<studentsvc::StudentExtended>(std::unexpected(sent.error()))
+                                : studentsvc::Client(options).get_student("1234567");
   REQUIRE_FALSE(r);
   INFO(r.error().message);
   CHECK(r.error().kind == ErrorKind::transport);

@@ -245,10 +245,23 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
   switch (code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CERTPROBLEM:
-      e.message = "TLS certificate verification failed: " + reason;
+    case CURLE_SSL_CERTPROBLEM: {
+      // The certificate check results (X509_V_OK, 0, when it passed) of an
+      // https:// proxy and of the server. A handle keeps the last ones across
+      // transfers, so the proxy is blamed only when the server's check did not
+      // fail: an old proxy failure does not name a server's failed check.
+      long proxy_verify = 0;
+      long server_verify = 0;
+      if (h != nullptr) {
+        curl_easy_getinfo(h, CURLINFO_PROXY_SSL_VERIFYRESULT, &proxy_verify);
+        curl_easy_getinfo(h, CURLINFO_SSL_VERIFYRESULT, &server_verify);
+      }
+      e.message = (proxy_verify != 0 && server_verify == 0 ? "TLS certificate verification of the proxy failed: "
+                                                           : "TLS certificate verification failed: ") +
+                  reason;
       e.retryable = false;
       break;
+    }
     case CURLE_SSL_CONNECT_ERROR: e.message = "TLS handshake failed: " + reason; break;
     case CURLE_OPERATION_TIMEDOUT: e.message = "timed out: " + reason; break;
     case CURLE_COULDNT_RESOLVE_HOST: e.message = "DNS lookup failed: " + reason; break;

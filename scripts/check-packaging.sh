@@ -3,14 +3,17 @@
 # clone after `scripts/install-deps.sh --ci` (which installs doxygen and python3);
 # nothing is downloaded.
 #
-#   scripts/check-packaging.sh               manifests + API reference
+#   scripts/check-packaging.sh               manifests + API reference + install
 #   scripts/check-packaging.sh --consumers   ... + the consumer tests (ctest -L packaging)
 #
 # 1. vcpkg.json, ports/vcpkg/studentsvc/vcpkg.json, conanfile.py and
 #    test_package/conanfile.py: parse / py_compile, required fields, versions
 #    agree with project(VERSION) (tests/consumers/check_manifests.py).
 # 2. The API reference (target `docs`), with every Doxygen warning an error.
-# 3. With --consumers only: the consumer tests in build/packaging (the dev
+# 3. The README's install command, `cmake -S . -B build/ci-install
+#    -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF` and
+#    `cmake --install` into build/ci-install/prefix: the files a consumer finds.
+# 4. With --consumers only: the consumer tests in build/packaging (the dev
 #    workflow runs them too, as part of the whole suite).
 # Build directory: build/packaging (its own; safe next to the presets' dirs).
 set -euo pipefail
@@ -43,6 +46,20 @@ cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
   -DSTUDENTSVC_BUILD_TESTING="$testing" -DSTUDENTSVC_BUILD_EXAMPLES="$testing" >/dev/null
 cmake --build "$build" --target docs
 echo "API reference: $build/docs/html/index.html"
+
+echo "== packaging: the README's install command (tests and examples off)"
+install_build=build/ci-install
+rm -rf "$install_build"
+cmake -S . -B "$install_build" -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF >/dev/null
+cmake --install "$install_build" --prefix "$install_build/prefix" >/dev/null
+for f in include/studentsvc/studentsvc.hpp share/cmake/studentsvc/studentsvcConfig.cmake \
+         share/cmake/studentsvc/studentsvcConfigVersion.cmake share/pkgconfig/studentsvc.pc; do
+  if [ ! -f "$install_build/prefix/$f" ]; then
+    echo "check-packaging.sh: cmake --install did not install $f" >&2
+    exit 1
+  fi
+done
+echo "installed into $install_build/prefix"
 
 if [ "$consumers" -eq 1 ]; then
   echo "== packaging: consumer tests"

@@ -2,11 +2,14 @@
 # Installs what studentsvc needs on Debian 12 (bookworm), skipping what is
 # already there. Run as root (or with sudo available).
 #   scripts/install-deps.sh            build, tests and demo
-#   scripts/install-deps.sh --ci       plus clang-16/libc++ (sanitizers, fuzzing) and doxygen
+#   scripts/install-deps.sh --ci       plus what each stage of scripts/test.sh needs: clang-16 and
+#                                      libc++ (second compiler, fuzzing), doxygen, python3
 #   scripts/install-deps.sh --bench    plus the benchmark's tools
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config git ca-certificates openssl libssl-dev
+# make: CMake's default generator on Linux (a plain `cmake -B build`), which
+# --no-install-recommends would otherwise leave out; the presets use Ninja.
+packages=(cmake make ninja-build g++ pkg-config git ca-certificates openssl libssl-dev
           libcurl4-openssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev)
 for arg in "$@"; do
   case "$arg" in

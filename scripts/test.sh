@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds and runs the
-# whole test suite:
-#   1. AddressSanitizer + UndefinedBehaviorSanitizer (whole suite), ThreadSanitizer
-#      (concurrency tests), clang-16 with libc++ (headers and unit tests);
-#   2. the three libFuzzer targets, about a minute each;
-#   3. the packaging manifests and the API reference (no Doxygen warning);
-#   4. the main suite (Debug, GCC), last, so the run ends with ctest's summary.
-# `scripts/test.sh --quick` runs only step 4.
+# The README's test command (and CI's, through .ci/run): installs what is
+# missing, then builds and runs everything, one stage after another:
+#   deps        scripts/install-deps.sh --ci
+#   sanitizers  ASan + UBSan (whole suite), TSan (concurrency tests), clang-16
+#               with libc++ (headers and unit tests): scripts/check-sanitizers.sh
+#   fuzz        the three libFuzzer targets, about a minute each: scripts/fuzz.sh
+#   packaging   manifests, the API reference without a Doxygen warning, the
+#               README's install command: scripts/check-packaging.sh
+#   no-curl     -DSTUDENTSVC_WITH_CURL=OFF: every test that needs no libcurl
+#   default     no build type given: the whole tree and the benchmarks compile
+#   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
+#               with nothing beside it, without a warning (scripts/check-user-builds.sh),
+#   and last the whole suite in that Release build, so the run ends with ctest's
+#   summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`.
+#
+# `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
+# errors, the whole suite): the quick check while developing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,12 +28,37 @@ for arg in "$@"; do
 done
 
 export CMAKE_BUILD_PARALLEL_LEVEL=${STUDENTSVC_JOBS:-$(nproc)}
+export STUDENTSVC_JOBS=$CMAKE_BUILD_PARALLEL_LEVEL
 if [ "$quick" -eq 1 ]; then
   bash scripts/install-deps.sh
-else
-  bash scripts/install-deps.sh --ci
-  bash scripts/check-sanitizers.sh
-  bash scripts/fuzz.sh
-  bash scripts/check-packaging.sh
+  exec cmake --workflow --preset dev
 fi
-cmake --workflow --preset dev
+
+# One timing line per stage; a failing stage still gets its line (from the trap).
+run_start=$SECONDS
+stage=""
+stage_start=0
+trap 'if [ -n "$stage" ]; then echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) result=failed"; fi' EXIT
+begin() {
+  stage=$1
+  stage_start=$SECONDS
+  echo "===== stage $stage ($(date -u +%H:%M:%S) UTC)"
+}
+end() {
+  echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start))"
+  stage=""
+}
+
+begin deps;       bash scripts/install-deps.sh --ci;         end
+begin sanitizers; bash scripts/check-sanitizers.sh;          end
+begin fuzz;       bash scripts/fuzz.sh;                      end
+begin packaging;  bash scripts/check-packaging.sh;           end
+begin no-curl;    bash scripts/check-user-builds.sh no-curl; end
+begin default;    bash scripts/check-user-builds.sh default; end
+begin release;    bash scripts/check-user-builds.sh release; end
+echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
+
+# The main suite, last: ctest's own summary and "Total Test time" end the log.
+echo "===== stage suite: the whole suite in the Release build"
+trap - EXIT
+exec ctest --test-dir build/ci-release --output-on-failure --no-tests=error

@@ -166,6 +166,7 @@ int closed_port() {
 /// The credentials MockServer::client_options() carries, as they would appear on the wire.
 std::vector<std::string> service_secrets(const studentsvc::ClientOptions& o) {
   std::vector<std::string> out{o.auth.api_key, "x-api-key", "svc-api-key", "authorization"};
+  if (!o.auth.svc_api_key.empty()) out.push_back(o.auth.svc_api_key);
   if (o.auth.basic) {
     out.push_back(o.auth.basic->password);
     out.push_back(studentsvc::basic_authorization_value(*o.auth.basic));
@@ -255,6 +256,25 @@ TEST_CASE("the transport keeps http:// off a proxy even for a URL without a sche
   const auto r = transport.send(request);
   REQUIRE(r);
   CHECK(target.request_count() == 1);
+  proxy.stop();
+  CHECK(proxy.connections() == 0);
+}
+
+TEST_CASE("a batch over plain http:// keeps off the proxy too", "[proxy][e2e]") {
+  MockServer target;
+  RecordingProxy proxy(ProxyReply::close);
+  EnvGuard env;
+  env.proxy_everything_through(proxy.url());
+  studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{{}, proxy.url(), true});
+  std::vector<studentsvc::HttpRequest> requests(4);
+  for (auto& request : requests) {
+    request.url = target.base_url() + "/students/v2/students/1234567";
+    request.headers.set("x-api-key", "mock-api-key");
+  }
+  const auto results = transport.send_all(requests, 4);
+  REQUIRE(results.size() == requests.size());
+  for (const auto& r : results) CHECK(r);
+  CHECK(target.request_count() == requests.size());
   proxy.stop();
   CHECK(proxy.connections() == 0);
 }

@@ -291,3 +291,79 @@ TEST_CASE("wire: a non-idempotent request that never left does not claim it may 
   CHECK(result.error().retryable);
   CHECK_THAT(result.error().message, !Catch::Contains("may or may not"));
 }
+
+namespace {
+
+enum class NoBody { head, status_204, status_304 };
+
+const char* name_of(NoBody k) {
+  switch (k) {
+    case NoBody::head: return "HEAD";
+    case NoBody::status_204: return "204";
+    case NoBody::status_304: return "304";
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("wire: a body where none may come (HEAD, 204, 304) never answers the next request", "[wire][reuse]") {
+  // The "body" is a whole response: a client that left it on the connection
+  // and reused it would read it as the next call's answer.
+  const NoBody kind = GENERATE(NoBody::head, NoBody::status_204, NoBody::status_304);
+  const bool later = GENERATE(false, true);
+  DYNAMIC_SECTION(name_of(kind) << (later ? ", body in a later write" : ", body in the same write")) {
+    const std::string bogus = RawServer::response(200, answer_body("bogus"));
+    std::atomic<int> written{0};
+    RawServer server([&](int fd, int connection) {
+      server.serve(fd, [&](const std::string& request, int n) {
+        if (n > 0 || connection > 0) return RawServer::response(200, answer_body(RawServer::target_of(request)));
+        std::string head;
+        switch (kind) {
+          case NoBody::head: head = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(bogus.size()) + "\r\n\r\n"; break;
+          case NoBody::status_204: head = "HTTP/1.1 204 No Content\r\n\r\n"; break;
+          case NoBody::status_304: head = "HTTP/1.1 304 Not Modified\r\n\r\n"; break;
+        }
+        if (!later) {
+          ++written;
+          return head + bogus;
+        }
+        if (RawServer::write_all(fd, head) && server.write_later(fd, 20ms, bogus)) ++written;
+        return std::string();
+      });
+    });
+    CurlTransport transport(plain_http());
+    HttpRequest first = get(server, "/first");
+    if (kind == NoBody::head) first.method = "HEAD";
+    const auto a = transport.send(first);
+    REQUIRE(a);
+    CHECK(a->status == (kind == NoBody::status_204 ? 204 : kind == NoBody::status_304 ? 304 : 200));
+    CHECK(a->body.empty());
+    REQUIRE(eventually([&] { return written.load() == 1; }));
+    CHECK(outcome(transport.send(get(server, "/next"))) == "200 " + answer_body("/next"));
+  }
+}
+
+TEST_CASE("wire: Connection: close and HTTP/1.0 answers are not reused, even if the server keeps the socket open",
+          "[wire][reuse]") {
+  const std::string extra = GENERATE(std::string("Connection: close\r\n"), std::string("HTTP/1.0"));
+  DYNAMIC_SECTION(extra) {
+    RawServer server([&](int fd, int) {
+      server.serve(fd, [&](const std::string& request, int) {
+        std::string out = RawServer::response(200, answer_body(RawServer::target_of(request)),
+                                              extra.starts_with("HTTP") ? "" : extra);
+        if (extra.starts_with("HTTP")) out.replace(0, 8, "HTTP/1.0");
+        return out;
+      });
+    });
+    CurlTransport transport(plain_http());
+    CHECK(outcome(transport.send(get(server, "/1"))) == "200 " + answer_body("/1"));
+    CHECK(outcome(transport.send(get(server, "/2"))) == "200 " + answer_body("/2"));
+    const std::vector<HttpRequest> batch{get(server, "/3"), get(server, "/4")};
+    const auto b = transport.send_all(batch, 2);
+    CHECK(outcome(b[0]) == "200 " + answer_body("/3"));
+    CHECK(outcome(b[1]) == "200 " + answer_body("/4"));
+    CHECK(server.connections() == 4);
+    CHECK(server.requests() == 4);
+  }
+}

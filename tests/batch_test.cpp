@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,11 +15,14 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>
+
+#include "support/raw_server.hpp"
 
 using studentsvc::BatchOptions;
 using studentsvc::Client;
@@ -412,4 +416,81 @@ TEST_CASE("a client that cannot send fails every lookup alike") {
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().kind == ErrorKind::invalid_argument);
   }
+}
+
+namespace {
+
+/// A RawServer that answers every student lookup with `answer(perm asked for)`.
+struct AnsweringServer {
+  explicit AnsweringServer(std::function<std::string(const std::string&)> a) : answer(std::move(a)) {}
+  std::function<std::string(const std::string&)> answer;
+  studentsvc::test::RawServer raw{[this](int fd, int) {
+    using studentsvc::test::RawServer;
+    const std::string request = RawServer::read_request(fd);
+    const auto at = request.find("/students/v2/students/");
+    const std::string perm = at == std::string::npos ? "" : request.substr(at + 22, 7);
+    (void)RawServer::write_all(fd, RawServer::response(200, answer(perm), "Connection: close\r\n"));
+  }};
+  [[nodiscard]] studentsvc::ClientOptions options() const {
+    studentsvc::ClientOptions o;
+    o.base_url = raw.base_url();
+    o.allow_insecure_loopback = true;
+    o.auth.api_key = "batch-test-key";
+    o.retry = RetryPolicy::none();
+    return o;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("end to end: an answer for another student is a decode error, lookup by lookup") {
+  // 2222222 is answered with 1111111's record; the others correctly; 4444444 with no perm.
+  AnsweringServer server([](const std::string& perm) -> std::string {
+    if (perm == "2222222") return R"({"perm":"1111111","firstName":"OTHER"})";
+    if (perm == "4444444") return R"({"firstName":"NOPERM"})";
+    return R"({"perm":")" + perm + R"(","firstName":"RIGHT"})";
+  });
+  const Client client(server.options());
+  const auto wrong = client.get_student("2222222");
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().kind == ErrorKind::decode);
+  CHECK_THAT(wrong.error().message, Catch::Contains("'perm'"));
+  CHECK_THAT(studentsvc::to_string(wrong.error()), !Catch::Contains("1111111"));
+  CHECK_THAT(studentsvc::to_string(wrong.error()), !Catch::Contains("2222222"));
+  REQUIRE(client.get_student("1111111"));
+
+  const std::vector<std::string> perms{"1111111", "2222222", "3333333", "4444444"};
+  BatchOptions batch;
+  batch.max_concurrency = 2;
+  const auto results = client.get_students(perms, batch);
+  REQUIRE(results.size() == 4);
+  REQUIRE(results[0]);
+  CHECK(results[0]->perm == "1111111");
+  REQUIRE_FALSE(results[1]);
+  CHECK(results[1].error().kind == ErrorKind::decode);
+  REQUIRE(results[2]);
+  CHECK(results[2]->perm == "3333333");
+  REQUIRE_FALSE(results[3]);
+  CHECK(results[3].error().kind == ErrorKind::decode);
+  CHECK_THAT(results[3].error().message, Catch::Contains("'perm'"));
+}
+
+TEST_CASE("end to end: a student body with a key twice is a decode error naming the key") {
+  AnsweringServer server([](const std::string& perm) -> std::string {
+    if (perm == "2222222") return R"({"perm":"2222222","nfr":true,"nfr":false})";
+    return R"({"perm":")" + perm + R"(","nfr":false})";
+  });
+  const Client client(server.options());
+  const auto r = client.get_student("2222222");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::decode);
+  CHECK(r.error().status == 200);
+  CHECK_THAT(r.error().message, Catch::Contains("'nfr'"));
+  const std::vector<std::string> perms{"1111111", "2222222"};
+  const auto results = client.get_students(perms);
+  REQUIRE(results.size() == 2);
+  REQUIRE(results[0]);
+  CHECK(results[0]->nfr == false);
+  REQUIRE_FALSE(results[1]);
+  CHECK_THAT(results[1].error().message, Catch::Contains("'nfr'"));
 }

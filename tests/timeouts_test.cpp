@@ -188,3 +188,96 @@ TEST_CASE("a connect that never completes hits the connect timeout", "[timeouts]
   }
   for (const int fd : fillers) ::close(fd);
 }
+
+TEST_CASE("max_total_time cuts a stalled attempt short, in get_student and get_students", "[timeouts][total]") {
+  // The server never answers; the request timeout (30 s) would wait far longer.
+  RawServer server([&](int fd, int) {
+    (void)RawServer::read_request(fd);
+    server.sleep_unless_stopped(60s);
+  });
+  auto options = raw_options(server);
+  options.timeout = 30s;
+  options.retry.max_attempts = 5;
+  options.retry.initial_backoff = 10ms;
+  options.retry.max_backoff = 20ms;
+  options.retry.max_total_time = 1500ms;
+  const studentsvc::Client client(options);
+  SECTION("get_student") {
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = client.get_student("1234567");
+    const double took = seconds_since(start);
+    REQUIRE_FALSE(result);
+    CHECK(result.error().kind == studentsvc::ErrorKind::transport);
+    CHECK(took >= 1.2);        // it did wait for the answer, about the bound...
+    CHECK(took < 1.5 + 5.0);   // ...and not the 30 s request timeout (bound + 1 s, + slack for a loaded box)
+  }
+  SECTION("get_students") {
+    const std::vector<std::string> perms{"1234567", "2345678"};
+    const auto start = std::chrono::steady_clock::now();
+    const auto results = client.get_students(perms);
+    const double took = seconds_since(start);
+    REQUIRE(results.size() == 2);
+    for (const auto& r : results) {
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == studentsvc::ErrorKind::transport);
+    }
+    CHECK(took >= 1.2);
+    CHECK(took < 1.5 + 5.0);
+  }
+}
+
+TEST_CASE("an unbounded max_total_time lets a slow answer arrive, in get_student and get_students",
+          "[timeouts][total]") {
+  // milliseconds::max() once overflowed the batch deadline, giving every lookup a 1 ms timeout.
+  RawServer server([&](int fd, int) {
+    const std::string request = RawServer::read_request(fd);
+    if (!server.sleep_unless_stopped(300ms)) return;
+    const auto at = request.find("/students/v2/students/");
+    const std::string perm = at == std::string::npos ? "" : request.substr(at + 22, 7);
+    (void)RawServer::write_all(fd, RawServer::response(200, R"({"perm":")" + perm + R"("})"));
+  });
+  auto options = raw_options(server);
+  options.timeout = 10s;
+  options.retry.max_total_time = std::chrono::milliseconds::max();
+  const studentsvc::Client client(options);
+  const auto one = client.get_student("1234567");
+  REQUIRE(one);
+  CHECK(one->perm == "1234567");
+  const std::vector<std::string> perms{"1234567", "2345678", "3456789"};
+  const auto results = client.get_students(perms);
+  REQUIRE(results.size() == 3);
+  for (std::size_t i = 0; i < perms.size(); ++i) {
+    REQUIRE(results[i]);
+    CHECK(results[i]->perm == perms[i]);
+  }
+}
+
+TEST_CASE("a zero or negative timeout or max_total_time is refused and nothing reaches the server",
+          "[timeouts]") {
+  RawServer server([&](int fd, int) {
+    (void)RawServer::read_request(fd);
+    (void)RawServer::write_all(fd, RawServer::response(200, student_body));
+  });
+  const studentsvc::Client client(raw_options(server));
+  const auto bad = GENERATE(0ms, -1ms);
+  const int which = GENERATE(0, 1, 2);
+  CAPTURE(bad.count(), which);
+  studentsvc::CallOptions call;
+  if (which == 0) call.timeout = bad;
+  if (which == 1) call.connect_timeout = bad;
+  if (which == 2) {
+    call.retry = studentsvc::RetryPolicy{};
+    call.retry->max_total_time = bad;
+  }
+  const auto r = client.get_student("1234567", call);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == studentsvc::ErrorKind::invalid_argument);
+  const std::vector<std::string> perms{"1234567"};
+  studentsvc::BatchOptions batch;
+  batch.call = call;
+  const auto rs = client.get_students(perms, batch);
+  REQUIRE_FALSE(rs.at(0));
+  CHECK(rs[0].error().kind == studentsvc::ErrorKind::invalid_argument);
+  server.stop();
+  CHECK(server.connections() == 0);
+}

@@ -88,8 +88,9 @@ class EnvGuard {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-/// What the recording proxy answers once it has read a request head.
-enum class ProxyReply { close, forbidden, auth_required, ok_then_garbage };
+/// What the recording proxy answers once it has read a request head; `tunnel`
+/// is a working proxy: it connects to the CONNECT target and relays both ways.
+enum class ProxyReply { close, forbidden, auth_required, ok_then_garbage, tunnel };
 
 /// A "proxy" that records every byte it receives on any connection.
 class RecordingProxy {
@@ -141,8 +142,44 @@ class RecordingProxy {
       case ProxyReply::ok_then_garbage:
         RawServer::write_all(fd, "HTTP/1.1 200 Connection established\r\n\r\nthis is not a TLS server hello\r\n");
         break;
+      case ProxyReply::tunnel: relay(fd); return;
     }
     drain(fd);
+  }
+  /// Answers "CONNECT 127.0.0.1:PORT" with 200 and relays bytes both ways until
+  /// either side closes, recording what the client sends.
+  void relay(int fd) {
+    const std::string head = received();
+    const auto colon = head.find(':');
+    const auto space = head.find(' ', colon);
+    if (!head.starts_with("CONNECT 127.0.0.1:") || colon == std::string::npos || space == std::string::npos) return;
+    const int port = std::stoi(head.substr(colon + 1, space - colon - 1));
+    const int up = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    if (::connect(up, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(up);
+      return;
+    }
+    RawServer::write_all(fd, "HTTP/1.1 200 Connection established\r\nX-Proxy-Note: tunnel\r\n\r\n");
+    char buf[16384];
+    for (;;) {
+      pollfd p[2] = {{fd, POLLIN, 0}, {up, POLLIN, 0}};
+      if (::poll(p, 2, 10000) <= 0) break;
+      if (p[0].revents != 0) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        record(std::string(buf, static_cast<std::size_t>(n)));
+        if (!RawServer::write_all(up, std::string_view(buf, static_cast<std::size_t>(n)))) break;
+      }
+      if (p[1].revents != 0) {
+        const ssize_t n = ::recv(up, buf, sizeof buf, 0);
+        if (n <= 0 || !RawServer::write_all(fd, std::string_view(buf, static_cast<std::size_t>(n)))) break;
+      }
+    }
+    ::close(up);
   }
 
   RawServer server_;
@@ -330,6 +367,36 @@ TEST_CASE("an https:// call shows a proxy only a CONNECT, never a credential", "
   CHECK(seen.find(connect, connect.size()) != std::string::npos);
   CHECK(seen.find("GET ") == std::string::npos);
   CHECK(seen.find("POST ") == std::string::npos);
+  check_no_secret(seen, service_secrets(options));
+}
+
+TEST_CASE("an https:// call works through a tunnelling proxy, which sees only ciphertext after the CONNECT",
+          "[proxy][e2e]") {
+  const TestPki pki;
+  MockServer target({}, pki.server_cert.string(), pki.server_key.string());
+  RecordingProxy proxy(ProxyReply::tunnel);
+  EnvGuard env;
+  auto options = target.client_options();
+  options.ca_bundle = pki.ca_cert.string();
+  SECTION("proxy from the environment") { env.proxy_everything_through(proxy.url()); }
+  SECTION("explicit proxy option") {
+    env.no_proxy_variables();
+    options.proxy = proxy.url();
+  }
+  {
+    const studentsvc::Client client(options);
+    const auto student = client.get_student("1234567");
+    REQUIRE(student);
+    CHECK(student->first_name == "Ana");
+    const auto conv = client.conversation(conversation_post());
+    REQUIRE(conv);
+    CHECK_FALSE(conv->headers.contains("X-Proxy-Note"));  // the proxy's CONNECT answer is not the response
+    CHECK(target.request_count() == 2);
+  }  // the client closes its connections, so the relay ends
+  proxy.stop();
+  const std::string seen = proxy.received();
+  CHECK(seen.starts_with("CONNECT 127.0.0.1:" + std::to_string(target.port()) + " HTTP/1.1\r\n"));
+  CHECK(proxy.connections() >= 1);
   check_no_secret(seen, service_secrets(options));
 }
 

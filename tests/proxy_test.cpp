@@ -469,6 +469,11 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
   MockServer target({}, pki.server_cert.string(), pki.server_key.string());
   RecordingProxy refusing(ProxyReply::forbidden);
   RecordingProxy auth(ProxyReply::auth_required);
+  // Not a SOCKS server: answers the SOCKS5 greeting with an HTTP error line.
+  RawServer not_socks([](int fd, int) {
+    char greeting[64];
+    if (::recv(fd, greeting, sizeof greeting, 0) > 0) RawServer::write_all(fd, "HTTP/1.1 400 Bad Request\r\n\r\n");
+  });
   const std::string userinfo = "user:secretpw@";
   struct Case {
     std::string proxy;
@@ -481,10 +486,11 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
       {refusing.url("http", userinfo), "proxy refused the tunnel (status 403)"},
       {auth.url("http", userinfo), "proxy refused the tunnel (status 407)"},
       {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(closed_port()), "could not connect to the proxy"},
+      {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(not_socks.port()), "proxy failed"},
       // libcurl echoes the whole proxy URL in these two.
       {"foo://" + userinfo + "127.0.0.1:9", "could not connect to the proxy"},
       {"http://" + userinfo + "[zz", "could not resolve the proxy"}};
-  const Case& c = cases.at(GENERATE(range(std::size_t{0}, std::size_t{7})));
+  const Case& c = cases.at(GENERATE(range(std::size_t{0}, std::size_t{8})));
   EnvGuard env;
   auto options = target.client_options();
   options.ca_bundle = pki.ca_cert.string();

@@ -97,7 +97,7 @@ struct CurlExchange {
   bool stale_connection = false;
   int local_port = 0;  ///< The local port of the connection it went out on.
   CURL* handle = nullptr;
-  const CurlSocketRegistry* sockets = nullptr;
+  CurlSocketRegistry* sockets = nullptr;
   /// In a batch: the other slots, whose connections (HTTP/2, shared) are in use.
   const std::vector<std::unique_ptr<CurlBatchSlot>>* peers = nullptr;
   CurlSlist request_headers;
@@ -309,6 +309,16 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
 /// libcurl does not support sharing them between concurrent threads. Redirects are
 /// never followed: a 3xx comes back as a response, so credentials never go to
 /// another host.
+///
+/// Connection trust: a kept-alive connection that holds unread bytes or a
+/// hang-up when a request is about to go out on it (a late 408, junk after a
+/// body) is dropped before anything is sent and the request goes out on a new
+/// one, so an answer always belongs to its request. A request with
+/// HttpRequest::idempotent false is written at most once: libcurl's own resend
+/// after a reused connection dies is refused, and any failure after it went
+/// out says "(the request may or may not have been processed)". Status lines,
+/// headers, trailers and 1xx answers together are capped at
+/// HttpRequest::max_response_header_bytes.
 class CurlTransport : public Transport {
  public:
   /// @brief A transport with these settings; libcurl's global state is set up on first use.

@@ -7,7 +7,6 @@
 
 #if STUDENTSVC_WITH_CURL
 
-#include <algorithm>
 #include <cerrno>
 #include <mutex>
 #include <vector>
@@ -79,7 +78,7 @@ class CurlSocketRegistry {
     auto* registry = static_cast<CurlSocketRegistry*>(self);
     try {
       const std::lock_guard lock(registry->mutex_);
-      registry->fds_.push_back(fd);
+      registry->sockets_.push_back({fd, 0});
     } catch (...) {
       close_fd(fd);
       return CURL_SOCKET_BAD;
@@ -93,28 +92,24 @@ class CurlSocketRegistry {
     auto* registry = static_cast<CurlSocketRegistry*>(self);
     {
       const std::lock_guard lock(registry->mutex_);
-      std::erase(registry->fds_, fd);
+      std::erase_if(registry->sockets_, [fd](const Entry& e) { return e.fd == fd; });
     }
     return close_fd(fd);
   }
 
   /// The open socket bound to local port `port`; CURL_SOCKET_BAD when none or
   /// more than one is (then the caller cannot tell which, and must not trust it).
-  [[nodiscard]] curl_socket_t find_by_local_port(int port) const {
+  [[nodiscard]] curl_socket_t find_by_local_port(int port) {
     const std::lock_guard lock(mutex_);
     curl_socket_t found = CURL_SOCKET_BAD;
-    for (const curl_socket_t fd : fds_) {
-      if (socket_local_port(fd) != port) continue;
+    for (Entry& e : sockets_) {
+      // A socket's port is fixed once it connects: ask the system once.
+      if (e.port == 0) e.port = socket_local_port(e.fd);
+      if (e.port != port) continue;
       if (found != CURL_SOCKET_BAD) return CURL_SOCKET_BAD;
-      found = fd;
+      found = e.fd;
     }
     return found;
-  }
-
-  /// The number of sockets open now.
-  [[nodiscard]] std::size_t size() const {
-    const std::lock_guard lock(mutex_);
-    return fds_.size();
   }
 
  private:
@@ -126,8 +121,12 @@ class CurlSocketRegistry {
 #endif
   }
 
-  mutable std::mutex mutex_;
-  std::vector<curl_socket_t> fds_;
+  struct Entry {
+    curl_socket_t fd;
+    int port;  ///< Local port; 0 until known.
+  };
+  std::mutex mutex_;
+  std::vector<Entry> sockets_;
 };
 
 }  // namespace studentsvc::detail

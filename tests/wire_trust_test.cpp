@@ -367,3 +367,38 @@ TEST_CASE("wire: Connection: close and HTTP/1.0 answers are not reused, even if 
     CHECK(server.requests() == 4);
   }
 }
+
+TEST_CASE("wire: any failure after a non-idempotent request went out says it may have been processed",
+          "[wire][at-most-once]") {
+  // The server takes the request, then stalls (timeout) or hangs up (no answer).
+  const bool stall = GENERATE(true, false);
+  DYNAMIC_SECTION((stall ? "timed out" : "closed with no response")) {
+    RawServer server([&](int fd, int) {
+      if (server.next_request(fd).empty()) return;
+      if (stall) (void)server.sleep_unless_stopped(10s);
+    });
+    CurlTransport transport(plain_http());
+    HttpRequest request = post_once(server, "/p");
+    request.timeout = 1s;
+    const auto r = transport.send(request);
+    server.stop();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::transport);
+    CHECK_FALSE(r.error().retryable);
+    CHECK_THAT(r.error().message, Catch::StartsWith(stall ? "timed out" : "connection closed with no response") &&
+                                      Catch::EndsWith(may_or_may_not));
+    CHECK(server.requests() == 1);
+
+    request.idempotent = true;  // the same failure of an idempotent request may be retried
+    RawServer again([&](int fd, int) {
+      if (again.next_request(fd).empty()) return;
+      if (stall) (void)again.sleep_unless_stopped(10s);
+    });
+    request.url = again.base_url() + "/p";
+    const auto idem = transport.send(request);
+    again.stop();
+    REQUIRE_FALSE(idem);
+    CHECK(idem.error().retryable);
+    CHECK_THAT(idem.error().message, !Catch::Contains("may or may not"));
+  }
+}

@@ -22,6 +22,8 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/raw_server.hpp"
+
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::testing::MockServer;
@@ -412,3 +414,73 @@ TEST_CASE("the studentsvc tool never prints a canary, --verbose included", "[can
   WARN("the studentsvc tool is not built in this configuration; its canary check did not run");
 }
 #endif
+
+TEST_CASE("a control character in any header value stops the call before a byte is sent", "[canary][headers]") {
+  using studentsvc::test::RawServer;
+  RawServer raw([](int fd, int) {
+    (void)RawServer::read_request(fd);
+    (void)RawServer::write_all(fd, RawServer::response(200, R"({"perm":"1234567"})"));
+  });
+  const char control = GENERATE('\x01', '\x08', '\x0b', '\x1b', '\x1f', '\x7f');
+  CAPTURE(static_cast<int>(control));
+  const std::string bad = "CANARY-CTRL-" + std::string(1, control) + "-value";
+  studentsvc::ClientOptions options;
+  options.base_url = raw.base_url();
+  options.allow_insecure_loopback = true;
+  options.auth.api_key = "good-key";
+  studentsvc::CallOptions call;
+  SECTION("API key") { options.auth.api_key = bad; }
+  SECTION("per-call JWT") { call.user_jwt = bad; }
+  SECTION("API version") { call.api_version = bad; }
+  const studentsvc::Client client(options);
+  const auto r = client.get_student("1234567", call);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::invalid_argument);
+  CHECK_THAT(r.error().message, !Catch::Contains("CANARY-CTRL"));
+  const std::vector<std::string> perms{"1234567"};
+  studentsvc::BatchOptions batch;
+  batch.call = call;
+  const auto rs = client.get_students(perms, batch);
+  REQUIRE_FALSE(rs.at(0));
+  CHECK(rs[0].error().kind == ErrorKind::invalid_argument);
+  raw.stop();
+  CHECK(raw.connections() == 0);
+}
+
+TEST_CASE("a proxy's user:password never reaches an ApiError or a log line (CurlTransport)", "[canary][proxy]") {
+  const std::string proxy_password = "CANARY-PROXYPASS-6d1f";
+  // A proxy that is not there: libcurl fails to connect to it and says so.
+  int port = 0;
+  {
+    MockServer gone;
+    port = gone.port();
+    gone.stop();
+  }
+  // https:// goes through the proxy (plain http:// to loopback never does).
+  studentsvc::ClientOptions options;
+  options.base_url = "https://127.0.0.1:" + std::to_string(port);
+  options.auth.api_key = canary_key;
+  options.proxy = "http://canaryuser:" + proxy_password + "@127.0.0.1:" + std::to_string(port);
+  options.retry = studentsvc::RetryPolicy::none();
+  std::mutex m;
+  std::vector<std::string> lines;
+  options.logger.level = studentsvc::LogLevel::trace;
+  options.logger.sink = [&](studentsvc::LogLevel, std::string_view line) {
+    const std::lock_guard lock(m);
+    lines.emplace_back(line);
+  };
+  const studentsvc::Client client(options);
+  const auto r = client.get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::transport);
+  const std::string text = studentsvc::to_string(r.error()) + r.error().detail + r.error().body_excerpt;
+  CHECK_THAT(text, !Catch::Contains(proxy_password));
+  CHECK_THAT(text, !Catch::Contains("canaryuser:"));
+  const std::vector<std::string> perms{"1234567"};
+  const auto rs = client.get_students(perms);
+  REQUIRE_FALSE(rs.at(0));
+  CHECK_THAT(studentsvc::to_string(rs[0].error()), !Catch::Contains(proxy_password));
+  const std::lock_guard lock(m);
+  REQUIRE_FALSE(lines.empty());
+  for (const auto& line : lines) CHECK_THAT(line, !Catch::Contains(proxy_password));
+}

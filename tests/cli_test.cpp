@@ -27,6 +27,9 @@
 #include <studentsvc/models.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "../examples/cli_json.hpp"
+#include "support/raw_server.hpp"
+
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
 namespace {
@@ -691,4 +694,107 @@ TEST_CASE("example readme_example runs and reports a missing configuration or an
   const auto unreachable = run(STUDENTSVC_EXAMPLE_README, {}, env);
   CHECK(unreachable.status == 1);
   CHECK_THAT(unreachable.err, Catch::StartsWith("transport: connect failed"));
+}
+
+TEST_CASE("cli pretty-prints within bounds only: bounded_pretty_json", "[cli][json]") {
+  using studentsvc_cli::bounded_pretty_json;
+  const auto small = bounded_pretty_json(R"({"b":1,"a":[1,2]})");
+  REQUIRE(small);
+  CHECK(*small == "{\n  \"b\": 1,\n  \"a\": [\n    1,\n    2\n  ]\n}");  // the server's key order kept
+  CHECK_FALSE(bounded_pretty_json("not json"));
+  CHECK_FALSE(bounded_pretty_json(""));
+  const std::string at_limit = std::string(64, '[') + std::string(64, ']');
+  CHECK(bounded_pretty_json(at_limit));
+  CHECK_FALSE(bounded_pretty_json("[" + at_limit + "]"));  // 65 deep
+  CHECK_FALSE(bounded_pretty_json(std::string(1'000'000, '[') + std::string(1'000'000, ']')));
+  CHECK_FALSE(bounded_pretty_json(std::string(1'000'000, '{')));  // and truncated
+  // Size: just over the cap is printed raw, whatever its shape.
+  std::string big = "[";
+  while (big.size() <= studentsvc_cli::max_pretty_bytes) big += "1,";
+  big += "1]";
+  CHECK_FALSE(bounded_pretty_json(big));
+  CHECK(bounded_pretty_json(big, studentsvc_cli::max_pretty_depth, big.size()));
+  // Bytes that are not UTF-8 are not JSON to nlohmann: printed raw, never thrown on.
+  CHECK_FALSE(bounded_pretty_json("[\"\xff\xfe\"]"));
+}
+
+TEST_CASE("cli conversation survives any body: a million deep, or large, is printed as it came", "[cli][json]") {
+  using studentsvc::test::RawServer;
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  std::string large = "[";
+  while (large.size() < 3U * 1024U * 1024U) large += R"({"k":"v"},)";
+  large += "1]";
+  std::string body;
+  int status = 200;
+  RawServer raw([&](int fd, int) {
+    (void)RawServer::read_request(fd);
+    (void)RawServer::write_all(fd, RawServer::response(status, body));
+  });
+  REQUIRE(raw.port() > 0);
+  const Args base{"--base-url", raw.base_url(), "--insecure-loopback", "--api-key", "k", "--retries", "0"};
+  SECTION("a 1,000,000-deep array") {
+    body = deep;
+    const auto r = tool(concat(base, {"conversation"}));
+    CHECK(r.status == 0);
+    CHECK(r.out == deep);
+    const auto t = tool(concat(base, {"--format", "table", "conversation"}));
+    CHECK(t.status == 0);
+    CHECK_THAT(t.out, Catch::EndsWith(deep + "\n"));
+  }
+  SECTION("a 3 MiB body") {
+    body = large;
+    const auto r = tool(concat(base, {"conversation"}));
+    CHECK(r.status == 0);
+    CHECK(r.out == large);
+  }
+  SECTION("an error body a million deep") {
+    body = deep;
+    status = 503;
+    const auto r = tool(concat(base, {"conversation"}));
+    CHECK(r.status == 8);
+    CHECK(one_line(r.err));
+    CHECK(r.out.empty());
+  }
+  SECTION("a small JSON body is still pretty-printed") {
+    body = R"({"z":1,"a":{"b":[true]}})";
+    const auto r = tool(concat(base, {"conversation"}));
+    CHECK(r.status == 0);
+    CHECK(r.out == "{\n  \"z\": 1,\n  \"a\": {\n    \"b\": [\n      true\n    ]\n  }\n}\n");
+  }
+}
+
+TEST_CASE("cli never prints a URL's user:password (proxy flag, proxy environment, base URL)", "[cli]") {
+  const std::string proxy_password = "PROXYPW-canary-31";
+  const std::string base_password = "BASEPW-canary-32";
+  MockServer server;
+  const std::string proxy = "http://proxyuser:" + proxy_password + "@127.0.0.1:" + std::to_string(closed_port());
+  // https:// goes through the proxy (plain http:// to loopback never does); the proxy is not there.
+  const Args base{"--base-url", "https://127.0.0.1:" + std::to_string(closed_port()), "--api-key", "k",
+                  "--network-id", "n", "--password", "p", "--retries", "0"};
+  auto check_clean = [&](const Run& r) {
+    CHECK_THAT(r.out + r.err, !Catch::Contains(proxy_password));
+    CHECK_THAT(r.out + r.err, !Catch::Contains(base_password));
+    CHECK_THAT(r.out + r.err, !Catch::Contains("proxyuser:"));
+  };
+  SECTION("--proxy, with -v -v") {
+    const auto r = tool(concat(base, {"--proxy", proxy, "-v", "-v", "get", "1234567"}));
+    CHECK(r.status == 4);  // a transport error
+    CHECK_THAT(r.err, Catch::Contains("transport"));
+    check_clean(r);
+  }
+  SECTION("the proxy environment libcurl reads, with -v") {
+    for (const char* var : {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+      CAPTURE(var);
+      const auto r = tool(concat(base, {"-v", "get", "1234567"}), Env{{var, proxy}});
+      CHECK(r.status == 4);
+      check_clean(r);
+    }
+  }
+  SECTION("a base URL with userinfo is refused without echoing it") {
+    const auto r = tool({"--base-url", "http://baseuser:" + base_password + "@127.0.0.1:" + std::to_string(server.port()),
+                         "--insecure-loopback", "--api-key", "k", "-v", "get", "1234567"});
+    CHECK(r.status == 3);
+    CHECK_THAT(r.err, Catch::Contains("user information"));
+    check_clean(r);
+  }
 }

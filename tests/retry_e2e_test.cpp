@@ -66,12 +66,12 @@ struct Script {
   }
 };
 
-std::string http_date(std::chrono::system_clock::time_point t) {
+std::string http_date(std::chrono::system_clock::time_point t, const char* format = "%a, %d %b %Y %H:%M:%S GMT") {
   const std::time_t tt = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
   gmtime_r(&tt, &tm);
   char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
 
@@ -401,5 +401,50 @@ TEST_CASE("jitter is deterministic under a seeded generator and bounded by the b
   std::mt19937_64 r1(99), r2(99);
   for (int retry = 1; retry <= 8; ++retry) {
     CHECK(studentsvc::backoff_delay(p, retry, r1) == studentsvc::backoff_delay(p, retry, r2));
+  }
+}
+
+TEST_CASE("Retry-After in the obsolete RFC 850 and asctime forms is honoured end to end", "[retry][http-date]") {
+  // RFC 9110 5.6.7: recipients must accept both. Two seconds ahead at one-second resolution.
+  const char* format = GENERATE("%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y");
+  CAPTURE(format);
+  Script script;
+  script.failures = 1;
+  script.status = 503;
+  script.retry_after = [format] { return http_date(std::chrono::system_clock::now() + 2s, format); };
+  MockServerOptions mo;
+  mo.intercept = script.intercept();
+  MockServer server(mo);
+  auto options = server.client_options();
+  options.retry = quick_policy();
+  options.retry.max_retry_after = 5s;
+  const studentsvc::Client client(options);
+  const auto start = Clock::now();
+  const auto result = client.get_student("1234567");
+  const double took = seconds(Clock::now() - start);
+  REQUIRE(result);
+  const auto times = script.times();
+  REQUIRE(times.size() == 2);
+  CHECK(seconds(times[1] - times[0]) >= 0.9);  // the date was read: the backoff alone is under 40 ms
+  CHECK(took < 2.0 + 5.0);
+
+  SECTION("and in the batch loop") {
+    Script again;
+    again.failures = 1;
+    again.status = 503;
+    again.retry_after = script.retry_after;
+    MockServerOptions mo2;
+    mo2.intercept = again.intercept();
+    MockServer server2(mo2);
+    auto options2 = server2.client_options();
+    options2.retry = quick_policy();
+    options2.retry.max_retry_after = 5s;
+    const std::vector<std::string> perms{"1234567"};
+    const auto results = studentsvc::Client(options2).get_students(perms);
+    REQUIRE(results.size() == 1);
+    REQUIRE(results[0]);
+    const auto t = again.times();
+    REQUIRE(t.size() == 2);
+    CHECK(seconds(t[1] - t[0]) >= 0.9);
   }
 }

@@ -169,6 +169,11 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
 inline int curl_before_send(void* user, char*, char*, int, int local_port) noexcept {
   auto* ex = static_cast<CurlExchange*>(user);
   if (ex == nullptr) return CURL_PREREQFUNC_OK;
+  if (ex->sends > 0 && !ex->idempotent) {
+    // libcurl's "Connection died, retrying a fresh connect" would replay it.
+    ex->replay_refused = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
   long connects = 0;
   curl_easy_getinfo(ex->handle, CURLINFO_NUM_CONNECTS, &connects);
   if (connects == 0 && ex->sockets != nullptr) {  // a reused connection
@@ -190,11 +195,7 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
     }
   }
   ex->local_port = local_port;
-  if (++ex->sends > 1 && !ex->idempotent) {
-    // libcurl's "Connection died, retrying a fresh connect" would replay it.
-    ex->replay_refused = true;
-    return CURL_PREREQFUNC_ABORT;
-  }
+  ++ex->sends;
   return CURL_PREREQFUNC_OK;
 }
 

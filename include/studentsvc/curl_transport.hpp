@@ -171,6 +171,8 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
   if (ex == nullptr) return CURL_PREREQFUNC_OK;
   if (ex->sends > 0 && !ex->idempotent) {
     // libcurl's "Connection died, retrying a fresh connect" would replay it.
+    // Refusing here keeps keep-alive for such requests (FRESH_CONNECT would
+    // cost a handshake per call); the price is an error where libcurl resends.
     ex->replay_refused = true;
     return CURL_PREREQFUNC_ABORT;
   }

@@ -183,7 +183,7 @@ class MockServer {
     if (tls_) {
       server_ = std::make_unique<httplib::SSLServer>(cert_file.c_str(), key_file.c_str());
     } else {
-      server_ = std::make_unique<detail::HeaderTapServer>();
+      server_ = detail::make_plain_server();
     }
     server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
     server_->set_keep_alive_max_count(100000);
@@ -400,10 +400,8 @@ class MockServer {
   [[nodiscard]] static std::string negotiated_type(const httplib::Request& req, const MockServerOptions& o) {
     if (o.content_type) return *o.content_type;
     std::string accept;
-    for (std::size_t i = 0, n = req.get_header_value_count("Accept"); i < n; ++i) {
-      if (i > 0) accept += ", ";
-      accept += req.get_header_value("Accept", i);
-    }
+    const auto [first, last] = req.headers.equal_range("Accept");
+    for (auto it = first; it != last; ++it) accept += (it == first ? "" : ", ") + it->second;
     return detail::prefers_text_json(accept) ? "text/json" : "application/json";
   }
 

@@ -11,6 +11,7 @@
 /// virtual and `process_request` protected), which records the bytes of the
 /// request line and header block; the `setup_request` hook then replaces
 /// `Request::headers` with the fields parsed from those bytes, before routing.
+/// make_plain_server() uses it only with 0.11's `process_request` signature.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -23,8 +24,11 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -158,22 +162,24 @@ class TapStream final : public httplib::Stream {
   std::string tap_;
 };
 
-/// @brief httplib::Server whose `Request::headers` are the header fields as
-/// sent (see the file comment); everything else is cpp-httplib's own.
-class HeaderTapServer : public httplib::Server {
+/// @brief An httplib::Server (or `Base`) whose `Request::headers` are the
+/// header fields as sent (see the file comment); everything else is cpp-httplib's own.
+template <class Base = httplib::Server>
+class HeaderTapServer : public Base {
  private:
   bool process_and_close_socket(socket_t sock) override {
     using std::chrono::microseconds;
     using std::chrono::seconds;
-    TapStream stream(sock, seconds(read_timeout_sec_) + microseconds(read_timeout_usec_),
-                     seconds(write_timeout_sec_) + microseconds(write_timeout_usec_));
+    TapStream stream(sock, seconds(this->read_timeout_sec_) + microseconds(this->read_timeout_usec_),
+                     seconds(this->write_timeout_sec_) + microseconds(this->write_timeout_usec_));
     bool ok = false;
-    for (std::size_t left = keep_alive_max_count_; left > 0; --left) {
-      if (!stream.wait_for_request(seconds(keep_alive_timeout_sec_), svr_sock_)) break;
+    for (std::size_t left = this->keep_alive_max_count_; left > 0; --left) {
+      if (!stream.wait_for_request(seconds(this->keep_alive_timeout_sec_), this->svr_sock_)) break;
       stream.start_tap();
       bool closed = false;
-      ok = process_request(stream, left == 1, closed,
-                           [&stream](httplib::Request& req) { req.headers = parse_header_block(stream.take_tap()); });
+      ok = this->process_request(stream, left == 1, closed, [&stream](httplib::Request& req) {
+        req.headers = parse_header_block(stream.take_tap());
+      });
       if (!ok || closed) break;
     }
     ::shutdown(sock, SHUT_RDWR);
@@ -181,5 +187,30 @@ class HeaderTapServer : public httplib::Server {
     return ok;
   }
 };
+
+/// True when `Base` has cpp-httplib 0.11's protected
+/// `process_request(Stream&, bool, bool&, setup_request)`; later releases
+/// changed it (and keep empty header values themselves).
+template <class Base>
+struct HasTappableProcessRequest : Base {
+  // A member function body sees the class complete and its protected members.
+  static consteval bool check() {
+    return requires(HasTappableProcessRequest& s, httplib::Stream& stream, bool& closed,
+                    const std::function<void(httplib::Request&)>& setup) {
+      { s.process_request(stream, false, closed, setup) } -> std::same_as<bool>;
+    };
+  }
+};
+
+/// @brief A plain-HTTP server for MockServer: the header tap where this
+/// cpp-httplib allows it, else cpp-httplib's own parsing.
+template <class Base = httplib::Server>
+[[nodiscard]] std::unique_ptr<httplib::Server> make_plain_server() {
+  if constexpr (HasTappableProcessRequest<Base>::check()) {
+    return std::make_unique<HeaderTapServer<Base>>();
+  } else {
+    return std::make_unique<Base>();
+  }
+}
 
 }  // namespace studentsvc::testing::detail

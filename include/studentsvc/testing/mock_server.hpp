@@ -67,7 +67,8 @@ struct RecordedRequest {
   std::multimap<std::string, std::string> query;  ///< Decoded query parameters.
   /// Names lower-cased, values as sent (empty ones kept); the first of repeated fields.
   std::map<std::string, std::string, std::less<>> headers;
-  /// Every header field, repeated ones included (in the order sent), names lower-cased.
+  /// Every header field, repeated ones included, names lower-cased; sorted by
+  /// name, the copies of one name in the order sent.
   std::multimap<std::string, std::string, std::less<>> fields;
   std::string body;    ///< The request body.
   std::string remote;  ///< "address:port" of the client's socket (one per connection).

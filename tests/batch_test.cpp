@@ -301,7 +301,9 @@ TEST_CASE("CurlTransport::send_all keeps input order when some transfers fail") 
     HttpRequest r;
     r.url = base + "/students/v2/students/" + perm;
     r.headers.set("x-api-key", good.auth.api_key);
-    r.headers.set("svc-api-key", good.auth.api_key);
+    r.headers.set("svc-api-key", good.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom
+                                     ? good.auth.svc_api_key
+                                     : good.auth.api_key);
     r.headers.set("Authorization", studentsvc::basic_authorization_value(*good.auth.basic));
     r.timeout = std::chrono::milliseconds{5000};
     return r;

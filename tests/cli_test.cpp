@@ -125,8 +125,13 @@ Run tool(const Args& args, const Env& env = {}) { return run(cli, args, env); }
 
 /// Options that point the tool at `server` (plain HTTP on loopback) with its default credentials.
 Args flags_for(const MockServer& server) {
-  return {"--base-url", server.base_url(), "--insecure-loopback", "--api-key", "mock-api-key",
-          "--network-id", "svc-registrar-app", "--password", "mock-password", "--retries", "0"};
+  const auto o = server.client_options();
+  Args a{"--base-url", server.base_url(), "--insecure-loopback", "--api-key", o.auth.api_key,
+         "--network-id", "svc-registrar-app", "--password", "mock-password", "--retries", "0"};
+  if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) {
+    a.insert(a.end(), {"--svc-api-key", o.auth.svc_api_key});  // the mock's own svc-api-key
+  }
+  return a;
 }
 
 Args concat(Args a, const Args& b) {
@@ -372,7 +377,9 @@ TEST_CASE("cli conversation passes method, data, query and sub-path through") {
 }
 
 TEST_CASE("cli reads the STUDENTSVC environment and flags beat it") {
-  MockServer server;
+  MockServerOptions mo;
+  mo.svc_api_key = "mock-api-key";  // the tool's default: svc-api-key is the API key
+  MockServer server(mo);
   const Env env = {{"STUDENTSVC_BASE_URL", server.base_url()},
                    {"STUDENTSVC_API_KEY", "mock-api-key"},
                    {"STUDENTSVC_NETWORK_ID", "svc-registrar-app"},

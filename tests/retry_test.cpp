@@ -576,3 +576,22 @@ TEST_CASE("milliseconds::max() in every duration of the policy means no bound, w
   CHECK(r.attempts == 3);
   for (const auto& s : fake.requests()) CHECK(s.timeout == 1234ms);
 }
+
+TEST_CASE("a negative max_retry_after counts as zero: no negative wait", "[retry]") {
+  FakeTransport fake;
+  fake.respond(503, "", Headers{{"Retry-After", "10"}});
+  fake.respond(200);
+  RetryPolicy p = fast(2);
+  p.max_retry_after = -5s;
+  std::vector<std::string> lines;
+  const studentsvc::Logger logger{studentsvc::LogLevel::info,
+                                  [&lines](studentsvc::LogLevel, std::string_view l) { lines.emplace_back(l); }};
+  studentsvc::JitterSource jitter(1);
+  int attempts = 0;
+  const auto outcome = studentsvc::send_with_retry(fake, HttpRequest{}, p, true, jitter, logger, attempts);
+  REQUIRE(outcome);
+  CHECK(outcome->status == 200);
+  CHECK(attempts == 2);
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Catch::EndsWith("waiting 0 ms"));
+}

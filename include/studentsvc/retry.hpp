@@ -50,7 +50,8 @@ namespace detail {
   if (outcome) {
     if (const auto header = outcome->headers.find("Retry-After")) {
       if (const auto asked = parse_retry_after(*header, std::chrono::system_clock::now())) {
-        return std::min(*asked, policy.max_retry_after);
+        // A negative cap counts as zero, like a negative backoff.
+        return std::max(std::min(*asked, policy.max_retry_after), std::chrono::milliseconds{0});
       }
     }
   }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
@@ -258,6 +259,45 @@ TEST_CASE("endless headers, trailers and 1xx answers end at the header cap with 
     CHECK_FALSE(finished);
     CHECK(sent.load() < 64U * 1024U * 1024U);
   }
+}
+
+TEST_CASE("in a batch, an endless trailer section fails at the header cap and the others succeed",
+          "[limits][headers][batch]") {
+  std::atomic<std::size_t> sent{0};
+  RawServer server([&](int fd, int) {
+    for (;;) {
+      const std::string request = RawServer::read_request(fd);
+      if (request.empty()) return;
+      if (request.find(" /flood ") == std::string::npos) {
+        if (!RawServer::write_all(fd, RawServer::response(200, student_body))) return;
+        continue;
+      }
+      if (!RawServer::write_all(fd, chunked_head)) return;
+      (void)RawServer::flood(fd, repeated("X-Trailer: " + std::string(100, 'b') + "\r\n"), 512U * 1024U * 1024U, &sent);
+      return;
+    }
+  });
+  studentsvc::CurlTransportOptions to;
+  to.allow_http = true;
+  studentsvc::CurlTransport transport(to);
+  std::vector<studentsvc::HttpRequest> batch(4);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    batch[i].url = server.base_url() + (i == 1 ? "/flood" : "/ok");
+    batch[i].timeout = 20s;
+  }
+  const long before = peak_rss_kib();
+  const auto out = transport.send_all(batch, 2);
+  const long grown_kib = peak_rss_kib() - before;
+  server.stop();
+  REQUIRE(out.size() == 4);
+  CHECK(out[0]);
+  REQUIRE_FALSE(out[1]);
+  CHECK(out[1].error().message == capped);
+  CHECK_FALSE(out[1].error().retryable);
+  CHECK(out[2]);
+  CHECK(out[3]);
+  INFO("peak RSS grew by " << grown_kib << " KiB; the server wrote " << sent.load() << " bytes");
+  CHECK(grown_kib < 64 * 1024);
 }
 
 TEST_CASE("the header cap is per request: exactly at it passes, one byte over fails", "[limits][headers]") {

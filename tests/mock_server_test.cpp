@@ -640,6 +640,19 @@ TEST_CASE("MockServer::stop is safe twice, and a stopped server refuses connecti
   CHECK(server.request_count() == 1);
 }  // the destructor stops a third time
 
+TEST_CASE("MockServer::stop over plain HTTP does not wait out an idle keep-alive connection", "[mock_server]") {
+  MockServerOptions options;
+  options.keep_alive_timeout = std::chrono::seconds(60);
+  MockServer server(options);
+  CurlTransport transport(plain_http());
+  CHECK(send(transport, student_request(server, "/students/v2/students/1234567")).status == 200);
+  // The transport keeps its connection open; the bound is far below the 60 s keep-alive.
+  const auto start = std::chrono::steady_clock::now();
+  server.stop();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  CHECK_FALSE(server.running());
+}
+
 TEST_CASE("MockServer path_prefix: routes live under it, trailing slashes dropped, taken literally",
           "[mock_server]") {
   MockServerOptions options;

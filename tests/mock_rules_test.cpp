@@ -298,6 +298,13 @@ TEST_CASE("mock rule 6: HTTP Basic on the student endpoints: one known account, 
                     basic_denied);
   require_challenge(exchange(server, "GET", ana, plus(good(), "Authorization", basic_roster)), basic_denied);
   CHECK(exchange(server, "GET", ana, with(good(), "Authorization", basic_roster)).status == 200);
+  // The scheme name is case-insensitive (RFC 9110 §11.1); the credentials are not.
+  CHECK(exchange(server, "GET", ana, with(good(), "Authorization", "bASIC " + basic_registrar.substr(6))).status ==
+        200);
+  require_challenge(exchange(server, "GET", ana,
+                             with(good(), "Authorization", "Basic " + std::string("C3ZjLXJlZ2lzdHJhci1hcHA6bW9jay1wYXNzd29yZA=="))),
+                    basic_denied);
+  require_challenge(exchange(server, "GET", ana, with(good(), "Authorization", "Basic")), basic_denied);
 
   SECTION("lenient: require_basic = false") {
     server.update([](MockServerOptions& o) { o.require_basic = false; });

@@ -430,11 +430,17 @@ class MockServer {
       return false;
     }
     if (!a.o.require_basic) return true;
-    for (const auto& account : a.o.accounts) {
-      if (credential_is(req, "Authorization",
-                        basic_authorization_value(BasicCredential{account.network_id, account.password}))) {
-        extended = account.extended_approved;
-        return true;
+    const Field auth = field(req, "Authorization");
+    const auto space = auth.value.find(' ');
+    if (auth.count == 1 && space != std::string::npos &&
+        detail::lower_ascii(std::string_view(auth.value).substr(0, space)) == "basic") {  // RFC 9110 §11.1
+      const std::string credentials = auth.value.substr(space + 1);
+      for (const auto& account : a.o.accounts) {
+        if (basic_authorization_value(BasicCredential{account.network_id, account.password}) ==
+            "Basic " + credentials) {
+          extended = account.extended_approved;
+          return true;
+        }
       }
     }
     a.unauthorized(a.o.messages.invalid_basic);

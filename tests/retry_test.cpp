@@ -1,6 +1,7 @@
 // Unit tests for retry.hpp: Retry-After and HTTP-date parsing, full-jitter
-// backoff, should_retry, and send_with_retry on FakeTransport. Every wait here
-// is a few milliseconds.
+// backoff, should_retry, and the retry engine on FakeTransport, through both
+// of its drivers (send_with_retry and the batch loop) on simulated time: no
+// test here waits on the real clock.
 
 #include <catch2/catch.hpp>
 
@@ -8,12 +9,20 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <memory>
 #include <random>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include <studentsvc/retry.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
+
+#include "support/fast_retry.hpp"
+#include "support/log_capture.hpp"
+#include "support/simulated_time.hpp"
 
 using namespace std::chrono_literals;
 using std::chrono::milliseconds;
@@ -23,6 +32,8 @@ using studentsvc::HttpRequest;
 using studentsvc::HttpResponse;
 using studentsvc::RetryPolicy;
 using studentsvc::testing::FakeTransport;
+using studentsvc::test::LogCapture;
+using studentsvc::test::SimulatedTime;
 
 namespace {
 
@@ -35,28 +46,50 @@ std::chrono::system_clock::time_point at(std::int64_t epoch_seconds) {
 
 /// A policy that retries without waiting, unless a test says otherwise.
 RetryPolicy fast(int attempts) {
-  RetryPolicy p;
-  p.max_attempts = attempts;
+  RetryPolicy p = studentsvc::test::fast_retry(attempts, milliseconds{30'000}, 42);
   p.initial_backoff = 0ms;
   p.max_backoff = 0ms;
-  p.jitter_seed = 42;
   return p;
 }
+
+/// The two drivers of the one engine: send_with_retry, and the batch loop
+/// (detail::send_all_with_retry) with a batch of one.
+enum class Path { single, batch };
+
+std::string_view name(Path path) { return path == Path::single ? "send_with_retry" : "send_all_with_retry"; }
 
 struct Run {
   studentsvc::Result<HttpResponse> outcome;
   int attempts = 0;
-  milliseconds elapsed{0};
+  milliseconds elapsed{0};             // simulated
+  std::vector<milliseconds> sleeps;    // simulated
+  std::vector<std::string> logs;
 };
 
-Run run(FakeTransport& fake, const RetryPolicy& policy, bool idempotent = true, HttpRequest request = {}) {
+/// One call on simulated time: no test here waits on the real clock.
+Run run(FakeTransport& fake, const RetryPolicy& policy, Path path = Path::single, bool idempotent = true,
+        const HttpRequest& request = {}, SimulatedTime* time = nullptr) {
+  SimulatedTime own;
+  SimulatedTime& sim = time != nullptr ? *time : own;
   studentsvc::JitterSource jitter(policy.jitter_seed);
-  const studentsvc::Logger logger;
+  const LogCapture logs;
+  const auto logger = logs.logger(studentsvc::LogLevel::info);
   int attempts = -1;
-  const auto start = std::chrono::steady_clock::now();
-  auto outcome = studentsvc::send_with_retry(fake, std::move(request), policy, idempotent, jitter, logger, attempts);
-  const auto elapsed = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
-  return Run{std::move(outcome), attempts, elapsed};
+  studentsvc::Result<HttpResponse> outcome;
+  if (path == Path::single) {
+    outcome = studentsvc::send_with_retry(fake, request, policy, idempotent, jitter, logger, sim.clock(), attempts);
+  } else {
+    std::vector<int> counts;
+    int rounds = 0;
+    auto outs = studentsvc::detail::send_all_with_retry(fake, std::span<const HttpRequest>(&request, 1), 4, policy,
+                                                        jitter, logger, sim.clock(), counts, rounds);
+    REQUIRE(outs.size() == 1);
+    REQUIRE(counts.size() == 1);
+    outcome = std::move(outs.front());
+    attempts = counts.front();
+    CHECK(rounds == attempts);  // a batch of one: one round per attempt
+  }
+  return Run{std::move(outcome), attempts, sim.elapsed(), sim.sleeps(), logs.texts()};
 }
 
 }  // namespace
@@ -311,18 +344,22 @@ TEST_CASE("should_retry", "[retry]") {
   CHECK_FALSE(should_retry(studentsvc::make_error(ErrorKind::decode, "bad")));
 }
 
-TEST_CASE("send_with_retry retries transport errors and transient statuses", "[retry]") {
+
+TEST_CASE("the engine retries transport errors and transient statuses", "[retry][engine]") {
+  const Path path = GENERATE(Path::single, Path::batch);
+  CAPTURE(name(path));
   FakeTransport fake;
   SECTION("success after failures") {
     fake.fail("connection reset");
     fake.respond(503);
     fake.respond(200, "ok");
-    const auto r = run(fake, fast(3));
+    const auto r = run(fake, fast(3), path);
     REQUIRE(r.outcome);
     CHECK(r.outcome->status == 200);
     CHECK(r.outcome->body == "ok");
     CHECK(r.attempts == 3);
     CHECK(fake.request_count() == 3);
+    CHECK(r.sleeps == std::vector<milliseconds>{0ms, 0ms});
   }
   SECTION("each retryable status is retried up to max_attempts; the last outcome is returned") {
     const int status = GENERATE(408, 429, 500, 502, 503, 504);
@@ -331,7 +368,7 @@ TEST_CASE("send_with_retry retries transport errors and transient statuses", "[r
     fake.respond(status, "two");
     fake.respond(status, "three");
     fake.respond(200, "never reached");
-    const auto r = run(fake, fast(3));
+    const auto r = run(fake, fast(3), path);
     REQUIRE(r.outcome);
     CHECK(r.outcome->status == status);
     CHECK(r.outcome->body == "three");
@@ -342,11 +379,22 @@ TEST_CASE("send_with_retry retries transport errors and transient statuses", "[r
   SECTION("transport errors to the end: the last error is returned") {
     fake.fail("first");
     fake.fail("second");
-    const auto r = run(fake, fast(2));
+    const auto r = run(fake, fast(2), path);
     REQUIRE_FALSE(r.outcome);
     CHECK(r.outcome.error().kind == ErrorKind::transport);
     CHECK(r.outcome.error().message == "second");
     CHECK(r.attempts == 2);
+  }
+  SECTION("a transport error marked not retryable is final") {
+    studentsvc::ApiError e;
+    e.kind = ErrorKind::transport;
+    e.message = "certificate";
+    e.retryable = false;
+    fake.fail(e);
+    fake.respond(200);
+    const auto r = run(fake, fast(3), path);
+    REQUIRE_FALSE(r.outcome);
+    CHECK(r.attempts == 1);
   }
   SECTION("the same request is sent each time") {
     fake.respond(500);
@@ -354,7 +402,7 @@ TEST_CASE("send_with_retry retries transport errors and transient statuses", "[r
     HttpRequest req;
     req.url = "https://h/students/v2/students/1234567";
     req.headers.set("x-api-key", "k");
-    const auto r = run(fake, fast(5), true, req);
+    const auto r = run(fake, fast(5), path, true, req);
     REQUIRE(r.outcome);
     const auto sent = fake.requests();
     REQUIRE(sent.size() == 2);
@@ -363,25 +411,27 @@ TEST_CASE("send_with_retry retries transport errors and transient statuses", "[r
   }
 }
 
-TEST_CASE("send_with_retry never retries final statuses", "[retry]") {
+TEST_CASE("the engine never retries final statuses", "[retry][engine]") {
+  const Path path = GENERATE(Path::single, Path::batch);
   const int status = GENERATE(200, 201, 400, 401, 403, 404, 409, 501);
-  CAPTURE(status);
+  CAPTURE(name(path), status);
   FakeTransport fake;
   fake.respond(status);
   fake.respond(200);
-  const auto r = run(fake, fast(5));
+  const auto r = run(fake, fast(5), path);
   REQUIRE(r.outcome);
   CHECK(r.outcome->status == status);
   CHECK(r.attempts == 1);
   CHECK(fake.request_count() == 1);
+  CHECK(r.sleeps.empty());
 }
 
-TEST_CASE("send_with_retry: no retry when not idempotent", "[retry]") {
+TEST_CASE("send_with_retry: no retry when not idempotent", "[retry][engine]") {
   FakeTransport fake;
   fake.respond(503);
   fake.respond(200);
   SECTION("status") {
-    const auto r = run(fake, fast(5), false);
+    const auto r = run(fake, fast(5), Path::single, false);
     REQUIRE(r.outcome);
     CHECK(r.outcome->status == 503);
     CHECK(r.attempts == 1);
@@ -390,120 +440,147 @@ TEST_CASE("send_with_retry: no retry when not idempotent", "[retry]") {
     fake.clear();
     fake.fail("reset");
     fake.respond(200);
-    const auto r = run(fake, fast(5), false);
+    const auto r = run(fake, fast(5), Path::single, false);
     REQUIRE_FALSE(r.outcome);
     CHECK(r.attempts == 1);
   }
   CHECK(fake.request_count() == 1);
 }
 
-TEST_CASE("send_with_retry: max_attempts of 1, 0 or less makes one attempt", "[retry]") {
-  const int max_attempts = GENERATE(1, 0, -3);
+TEST_CASE("the engine: max_attempts of 1, 0 or less makes one attempt", "[retry][engine]") {
+  const Path path = GENERATE(Path::single, Path::batch);
+  const int max_attempts = GENERATE(1, 0, -3, std::numeric_limits<int>::min());
+  CAPTURE(name(path), max_attempts);
   FakeTransport fake;
   fake.respond(503);
   fake.respond(200);
-  const auto r = run(fake, fast(max_attempts));
+  const auto r = run(fake, fast(max_attempts), path);
   CHECK(r.attempts == 1);
   CHECK(fake.request_count() == 1);
+  CHECK(r.sleeps.empty());
+  SECTION("RetryPolicy::none() too") {
+    FakeTransport again;
+    again.respond(503);
+    again.respond(200);
+    CHECK(run(again, RetryPolicy::none(), path).attempts == 1);
+  }
 }
 
-TEST_CASE("send_with_retry honours Retry-After", "[retry]") {
+TEST_CASE("the engine honours Retry-After in every form", "[retry][engine][http-date]") {
+  const Path path = GENERATE(Path::single, Path::batch);
+  CAPTURE(name(path));
   FakeTransport fake;
-  SECTION("Retry-After: 0 replaces a long backoff") {
-    RetryPolicy p = fast(2);
-    p.initial_backoff = 10s;
-    p.max_backoff = 10s;
-    p.jitter_seed = 1;
-    {  // with this seed the backoff alone would wait over a second
-      studentsvc::JitterSource probe(p.jitter_seed);
-      REQUIRE(probe.backoff(p, 1) > 1s);
-    }
-    fake.respond(503, "", Headers{{"Retry-After", "0"}});
+  SimulatedTime time;  // its wall clock reads Sun, 06 Nov 1994 08:49:37 GMT
+  RetryPolicy p = fast(2);
+  p.initial_backoff = 10s;
+  p.max_backoff = 10s;
+  p.jitter_seed = 1;
+  {  // with this seed the backoff alone would wait over a second
+    studentsvc::JitterSource probe(p.jitter_seed);
+    REQUIRE(probe.backoff(p, 1) > 1s);
+  }
+  auto wait_for = [&](const std::string& value) {
+    fake.clear();
+    fake.respond(503, "", Headers{{"Retry-After", value}});
     fake.respond(200);
-    const auto r = run(fake, p);
+    SimulatedTime t;
+    const auto r = run(fake, p, path, true, {}, &t);
     REQUIRE(r.outcome);
     CHECK(r.outcome->status == 200);
     CHECK(r.attempts == 2);
-    CHECK(r.elapsed < 1s);
-  }
-  SECTION("Retry-After capped by max_retry_after") {
-    RetryPolicy p = fast(2);
+    REQUIRE(r.sleeps.size() == 1);
+    return r.sleeps.front();
+  };
+  studentsvc::JitterSource probe(p.jitter_seed);
+  const auto backoff = probe.backoff(p, 1);
+  CHECK(wait_for("0") == 0ms);  // replaces the long backoff
+  CHECK(wait_for("3") == 3s);
+  CHECK(wait_for(" 7\t") == 7s);
+  CHECK(wait_for("Sun, 06 Nov 1994 08:49:39 GMT") == 2s);   // IMF-fixdate
+  CHECK(wait_for("Sunday, 06-Nov-94 08:49:40 GMT") == 3s);  // RFC 850
+  CHECK(wait_for("Sun Nov  6 08:49:41 1994") == 4s);        // asctime
+  CHECK(wait_for("Thu, 01 Jan 1970 00:00:00 GMT") == 0ms);  // a date in the past: no wait
+  CHECK(wait_for("later please") == backoff);               // unparsable: the backoff
+  CHECK(wait_for("-1") == backoff);
+  CHECK(wait_for("") == backoff);
+  SECTION("capped by max_retry_after, in seconds or as a far date") {
     p.max_retry_after = 40ms;
-    fake.respond(429, "", Headers{{"retry-after", "3600"}});
-    fake.respond(200);
-    const auto r = run(fake, p);
-    REQUIRE(r.outcome);
-    CHECK(r.outcome->status == 200);
-    CHECK(r.elapsed >= 40ms);  // waited (backoff alone is 0 here)...
-    CHECK(r.elapsed < 1s);     // ...but not the hour it asked for
+    CHECK(wait_for("3600") == 40ms);
+    CHECK(wait_for("Fri, 31 Dec 9999 23:59:59 GMT") == 40ms);
+    CHECK(wait_for("99999999999999999999999999") == 40ms);
   }
-  SECTION("an HTTP-date far in the future is capped as well") {
-    RetryPolicy p = fast(2);
-    p.max_retry_after = 20ms;
-    fake.respond(503, "", Headers{{"Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT"}});
-    fake.respond(200);
-    const auto r = run(fake, p);
-    REQUIRE(r.outcome);
-    CHECK(r.elapsed >= 20ms);
-    CHECK(r.elapsed < 1s);
-  }
-  SECTION("an unparsable Retry-After falls back to the backoff") {
-    RetryPolicy p = fast(2);
-    fake.respond(503, "", Headers{{"Retry-After", "later please"}});
-    fake.respond(200);
-    const auto r = run(fake, p);
-    REQUIRE(r.outcome);
-    CHECK(r.attempts == 2);
-    CHECK(r.elapsed < 1s);
+  SECTION("a negative max_retry_after counts as zero") {
+    p.max_retry_after = -5s;
+    CHECK(wait_for("10") == 0ms);
   }
 }
 
-TEST_CASE("send_with_retry keeps within max_total_time", "[retry]") {
+TEST_CASE("the engine keeps within max_total_time", "[retry][engine][total]") {
+  const Path path = GENERATE(Path::single, Path::batch);
+  CAPTURE(name(path));
+  SimulatedTime time;
   FakeTransport fake([](const HttpRequest&) -> studentsvc::Result<HttpResponse> { return HttpResponse{503, {}, {}}; });
   SECTION("a Retry-After past the deadline ends the loop at once") {
     RetryPolicy p = fast(10);
     p.max_total_time = 200ms;
     p.max_retry_after = 5s;
     fake.respond(503, "", Headers{{"Retry-After", "1"}});
-    const auto r = run(fake, p);
+    const auto r = run(fake, p, path, true, {}, &time);
     REQUIRE(r.outcome);
     CHECK(r.outcome->status == 503);
     CHECK(r.attempts == 1);
-    CHECK(r.elapsed < 200ms);
+    CHECK(r.sleeps.empty());
+    REQUIRE(r.logs.size() == 1);
+    CHECK_THAT(r.logs[0], Catch::Contains("giving up"));
   }
-  SECTION("backoff waits stop before the bound") {
+  SECTION("backoff waits and attempts of 20 ms stop before the bound") {
+    // An attempt takes 20 ms, or ends at its (cut) timeout like a real transport's.
+    fake.set_handler([&time](const HttpRequest& req) -> studentsvc::Result<HttpResponse> {
+      time.advance(std::min(20ms, req.timeout));
+      if (req.timeout < 20ms) return studentsvc::make_error(ErrorKind::transport, "timeout");
+      return HttpResponse{503, {}, {}};
+    });
     RetryPolicy p = fast(1000);
     p.initial_backoff = 30ms;
     p.max_backoff = 30ms;
-    p.max_total_time = 150ms;
-    const auto r = run(fake, p);
-    REQUIRE(r.outcome);
-    CHECK(r.outcome->status == 503);
-    CHECK(r.attempts > 1);
+    p.max_total_time = 500ms;
+    const auto r = run(fake, p, path, true, {}, &time);
+    CHECK_FALSE((r.outcome && r.outcome->ok()));
+    CHECK(r.attempts > 5);  // each attempt and wait is at most 50 ms
     CHECK(r.attempts < 1000);
-    CHECK(r.elapsed <= 150ms + 100ms);  // the bound, plus scheduling slack
+    CHECK(r.elapsed <= 500ms);
+    for (const auto w : r.sleeps) CHECK(w <= 30ms);
   }
-  SECTION("each attempt's timeout is cut to the time left") {
-    RetryPolicy p = fast(3);
+  SECTION("each attempt's timeout is cut to the time left, never below 1 ms") {
+    fake.set_handler([&time](const HttpRequest&) -> studentsvc::Result<HttpResponse> {
+      time.advance(200ms);
+      return HttpResponse{503, {}, {}};
+    });
+    RetryPolicy p = fast(5);
     p.max_total_time = 500ms;
     HttpRequest req;
     req.timeout = 30s;
-    const auto r = run(fake, p, true, req);
+    (void)run(fake, p, path, true, req, &time);
     const auto sent = fake.requests();
-    REQUIRE(sent.size() == 3);
-    for (const auto& s : sent) {
-      CHECK(s.timeout <= 500ms);
-      CHECK(s.timeout >= 1ms);
-    }
+    REQUIRE(sent.size() == 3);  // at 0, 200 and 400 ms; at 600 ms the wait of 0 ms would pass the bound
+    CHECK(sent[0].timeout == 500ms);
+    CHECK(sent[1].timeout == 300ms);
+    CHECK(sent[2].timeout == 100ms);
   }
-  SECTION("an unbounded max_total_time (milliseconds::max) still retries") {
+  SECTION("a shorter request timeout is kept") {
+    HttpRequest req;
+    req.timeout = 250ms;
+    (void)run(fake, fast(2), path, true, req, &time);
+    for (const auto& s : fake.requests()) CHECK(s.timeout == 250ms);
+  }
+  SECTION("an unbounded max_total_time (milliseconds::max) still retries and keeps the timeout") {
     RetryPolicy p = fast(3);
     p.max_total_time = milliseconds::max();
     HttpRequest req;
     req.timeout = 250ms;
-    const auto r = run(fake, p, true, req);
+    const auto r = run(fake, p, path, true, req, &time);
     CHECK(r.attempts == 3);
-    CHECK(fake.last_request().timeout == 250ms);
+    for (const auto& s : fake.requests()) CHECK(s.timeout == 250ms);
   }
   SECTION("a backoff of centuries ends the loop instead of overflowing the clock") {
     RetryPolicy p = fast(3);
@@ -511,87 +588,255 @@ TEST_CASE("send_with_retry keeps within max_total_time", "[retry]") {
     p.initial_backoff = std::chrono::hours{24 * 365 * 1000};
     p.max_backoff = milliseconds::max();
     p.max_total_time = 200ms;
-    const auto r = run(fake, p);
+    const auto r = run(fake, p, path, true, {}, &time);
     CHECK(r.attempts == 1);
-    CHECK(r.elapsed < 200ms);
-  }
-  SECTION("a shorter request timeout is kept") {
-    RetryPolicy p = fast(1);
-    HttpRequest req;
-    req.timeout = 250ms;
-    const auto r = run(fake, p, true, req);
-    CHECK(fake.last_request().timeout == 250ms);
+    CHECK(r.sleeps.empty());
   }
 }
 
-TEST_CASE("send_with_retry logs retries at info without secrets", "[retry]") {
-  FakeTransport fake;
-  fake.respond(503);
-  fake.respond(200);
-  std::vector<std::string> lines;
-  const studentsvc::Logger logger{studentsvc::LogLevel::trace,
-                                  [&lines](studentsvc::LogLevel, std::string_view l) { lines.emplace_back(l); }};
-  studentsvc::JitterSource jitter(1);
-  int attempts = 0;
-  HttpRequest req;
-  req.url = "https://h/students/v2/students/7654321";
-  req.headers.set("x-api-key", "KEY-canary");
-  auto outcome = studentsvc::send_with_retry(fake, req, fast(2), true, jitter, logger, attempts);
-  REQUIRE(outcome);
-  REQUIRE(lines.size() == 1);
-  CHECK_THAT(lines[0], Catch::Contains("attempt 1"));
-  CHECK_THAT(lines[0], Catch::Contains("503"));
-  CHECK_THAT(lines[0], !Catch::Contains("7654321"));
-  CHECK_THAT(lines[0], !Catch::Contains("KEY-canary"));
-}
-
-TEST_CASE("send_with_retry refuses a zero or negative max_total_time without sending", "[retry]") {
+TEST_CASE("the engine refuses a zero or negative max_total_time without sending", "[retry][engine]") {
+  const Path path = GENERATE(Path::single, Path::batch);
   const milliseconds bad = GENERATE(milliseconds{0}, milliseconds{-1}, milliseconds::min());
+  CAPTURE(name(path), bad.count());
   FakeTransport fake;
   fake.respond(200);
   RetryPolicy p = fast(3);
   p.max_total_time = bad;
-  const auto r = run(fake, p);
+  const auto r = run(fake, p, path);
   REQUIRE_FALSE(r.outcome);
   CHECK(r.outcome.error().kind == ErrorKind::invalid_argument);
   CHECK(r.attempts == 0);
   CHECK(fake.request_count() == 0);
 }
 
-TEST_CASE("milliseconds::max() in every duration of the policy means no bound, without overflow", "[retry]") {
+TEST_CASE("milliseconds::max() in every duration of the policy means no bound, without overflow",
+          "[retry][engine]") {
+  const Path path = GENERATE(Path::single, Path::batch);
+  CAPTURE(name(path));
   FakeTransport fake;
   fake.respond(503, "", Headers{{"Retry-After", "0"}});
   fake.respond(503, "", Headers{{"Retry-After", "Thu, 01 Jan 1970 00:00:00 GMT"}});
+  fake.respond(503, "", Headers{{"Retry-After", "99999999999999999999"}});  // "forever", capped by max()
   fake.respond(200);
-  RetryPolicy p = fast(3);
+  RetryPolicy p = fast(4);
   p.max_total_time = milliseconds::max();
   p.max_retry_after = milliseconds::max();
   p.max_backoff = milliseconds::max();
-  p.initial_backoff = 0ms;
+  p.initial_backoff = milliseconds::max();
   HttpRequest req;
   req.timeout = 1234ms;
-  const auto r = run(fake, p, true, req);
+  const auto r = run(fake, p, path, true, req);
   REQUIRE(r.outcome);
   CHECK(r.outcome->status == 200);
-  CHECK(r.attempts == 3);
+  CHECK(r.attempts == 4);
+  CHECK(r.sleeps == std::vector<milliseconds>{0ms, 0ms, milliseconds::max()});
   for (const auto& s : fake.requests()) CHECK(s.timeout == 1234ms);
 }
 
-TEST_CASE("a negative max_retry_after counts as zero: no negative wait", "[retry]") {
+TEST_CASE("the engine's jitter is deterministic under a seed, the same on both paths, and bounded",
+          "[retry][engine][jitter]") {
+  auto sleeps = [](Path path, std::uint64_t seed) {
+    FakeTransport fake([](const HttpRequest&) -> studentsvc::Result<HttpResponse> { return HttpResponse{500, {}, {}}; });
+    RetryPolicy p = fast(8);
+    p.initial_backoff = 100ms;
+    p.max_backoff = 1s;
+    p.jitter_seed = seed;
+    return run(fake, p, path).sleeps;
+  };
+  const auto a = sleeps(Path::single, 42);
+  REQUIRE(a.size() == 7);
+  CHECK(a == sleeps(Path::single, 42));
+  CHECK(a == sleeps(Path::batch, 42));
+  CHECK(a != sleeps(Path::single, 7));
+  const milliseconds bounds[] = {100ms, 200ms, 400ms, 800ms, 1s, 1s, 1s};
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i] >= 0ms);
+    CHECK(a[i] <= bounds[i]);
+  }
+}
+
+TEST_CASE("the engine logs retries at info without secrets", "[retry][engine]") {
+  const Path path = GENERATE(Path::single, Path::batch);
+  CAPTURE(name(path));
   FakeTransport fake;
-  fake.respond(503, "", Headers{{"Retry-After", "10"}});
+  fake.respond(503);
   fake.respond(200);
-  RetryPolicy p = fast(2);
-  p.max_retry_after = -5s;
-  std::vector<std::string> lines;
-  const studentsvc::Logger logger{studentsvc::LogLevel::info,
-                                  [&lines](studentsvc::LogLevel, std::string_view l) { lines.emplace_back(l); }};
+  HttpRequest req;
+  req.url = "https://h/students/v2/students/7654321";
+  req.headers.set("x-api-key", "KEY-canary");
+  const auto r = run(fake, fast(2), path, true, req);
+  REQUIRE(r.outcome);
+  REQUIRE(r.logs.size() == 1);
+  CHECK_THAT(r.logs[0], Catch::Contains("attempt 1"));
+  CHECK_THAT(r.logs[0], Catch::Contains("503"));
+  CHECK_THAT(r.logs[0], Catch::EndsWith("waiting 0 ms"));
+  CHECK_THAT(r.logs[0], !Catch::Contains("7654321"));
+  CHECK_THAT(r.logs[0], !Catch::Contains("KEY-canary"));
+}
+
+TEST_CASE("send_with_retry without a clock still works on the real clock", "[retry]") {
+  FakeTransport fake;
+  fake.respond(503, "", Headers{{"Retry-After", "0"}});
+  fake.respond(200);
   studentsvc::JitterSource jitter(1);
   int attempts = 0;
-  const auto outcome = studentsvc::send_with_retry(fake, HttpRequest{}, p, true, jitter, logger, attempts);
+  const auto outcome = studentsvc::send_with_retry(fake, HttpRequest{}, fast(2), true, jitter, studentsvc::Logger{},
+                                                   attempts);
   REQUIRE(outcome);
   CHECK(outcome->status == 200);
   CHECK(attempts == 2);
-  REQUIRE(lines.size() == 1);
-  CHECK_THAT(lines[0], Catch::EndsWith("waiting 0 ms"));
+}
+
+namespace {
+
+/// A batch on simulated time: each request's URL names its script.
+struct Batch {
+  std::vector<studentsvc::Result<HttpResponse>> outcomes;
+  std::vector<int> attempts;
+  int rounds = 0;
+  std::vector<milliseconds> sleeps;
+  std::vector<std::string> logs;
+};
+
+Batch run_batch(FakeTransport& fake, const RetryPolicy& policy, const std::vector<std::string>& urls,
+                SimulatedTime& time) {
+  std::vector<HttpRequest> requests(urls.size());
+  for (std::size_t i = 0; i < urls.size(); ++i) requests[i].url = urls[i];
+  studentsvc::JitterSource jitter(policy.jitter_seed);
+  const LogCapture logs;
+  Batch b;
+  b.outcomes = studentsvc::detail::send_all_with_retry(fake, requests, 0, policy, jitter,
+                                                       logs.logger(studentsvc::LogLevel::info), time.clock(),
+                                                       b.attempts, b.rounds);
+  b.sleeps = time.sleeps();
+  b.logs = logs.texts();
+  return b;
+}
+
+/// Answers by URL: `script[url]` lists the statuses (with a Retry-After after
+/// a '/' when given, e.g. "503/2") of its attempts; the last one repeats.
+FakeTransport::Handler scripted(std::map<std::string, std::vector<std::string>> script) {
+  auto seen = std::make_shared<std::map<std::string, std::size_t>>();
+  return [script = std::move(script), seen](const HttpRequest& r) -> studentsvc::Result<HttpResponse> {
+    const auto& steps = script.at(r.url);
+    const std::size_t n = std::min((*seen)[r.url]++, steps.size() - 1);
+    const std::string& step = steps[n];
+    if (step == "reset") return studentsvc::make_error(ErrorKind::transport, "reset");
+    const auto slash = step.find('/');
+    HttpResponse res{std::stoi(step.substr(0, slash)), {}, r.url};
+    if (slash != std::string::npos) res.headers.set("Retry-After", step.substr(slash + 1));
+    return res;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("batch: retryable lookups are resent together, after one wait per round", "[retry][engine][batch]") {
+  SimulatedTime time;
+  FakeTransport fake(scripted({{"a", {"503/2", "200"}},
+                               {"b", {"429/5", "503/1", "200"}},
+                               {"c", {"200"}},
+                               {"d", {"404"}},
+                               {"e", {"reset", "reset", "reset", "reset"}},
+                               {"f", {"503"}}}));
+  RetryPolicy p = fast(3);
+  const auto b = run_batch(fake, p, {"a", "b", "c", "d", "e", "f"}, time);
+  REQUIRE(b.outcomes.size() == 6);
+  // The longest Retry-After of each round, once per round.
+  CHECK(b.sleeps == std::vector<milliseconds>{5s, 1s});
+  CHECK(b.rounds == 3);
+  CHECK(b.attempts == std::vector<int>{2, 3, 1, 1, 3, 3});
+  REQUIRE(b.outcomes[0]);
+  CHECK(b.outcomes[0]->status == 200);
+  REQUIRE(b.outcomes[1]);
+  CHECK(b.outcomes[1]->status == 200);
+  CHECK(b.outcomes[2]->status == 200);
+  CHECK(b.outcomes[3]->status == 404);
+  REQUIRE_FALSE(b.outcomes[4]);
+  CHECK(b.outcomes[4].error().kind == ErrorKind::transport);
+  CHECK(b.outcomes[5]->status == 503);
+  CHECK(fake.request_count() == 2 + 3 + 1 + 1 + 3 + 3);
+  REQUIRE(b.logs.size() == 2);
+  CHECK_THAT(b.logs[0], Catch::Contains("retrying 4 lookup(s) after attempt 1, waiting 5000 ms"));
+  CHECK_THAT(b.logs[1], Catch::Contains("retrying 3 lookup(s) after attempt 2, waiting 1000 ms"));
+}
+
+TEST_CASE("batch: the longest Retry-After is capped, and one past the deadline ends every retry",
+          "[retry][engine][batch][total]") {
+  SimulatedTime time;
+  FakeTransport fake(scripted({{"a", {"503/1", "200"}}, {"b", {"503/3600", "200"}}, {"c", {"503", "200"}}}));
+  RetryPolicy p = fast(3);
+  SECTION("capped") {
+    p.max_retry_after = 2s;
+    const auto b = run_batch(fake, p, {"a", "b", "c"}, time);
+    CHECK(b.sleeps == std::vector<milliseconds>{2s});
+    for (const auto& o : b.outcomes) CHECK(o->status == 200);
+  }
+  SECTION("past the deadline: the round's outcomes are final") {
+    p.max_total_time = 1500ms;
+    const auto b = run_batch(fake, p, {"a", "b", "c"}, time);
+    CHECK(b.sleeps.empty());
+    CHECK(b.rounds == 1);
+    CHECK(b.attempts == std::vector<int>{1, 1, 1});
+    for (const auto& o : b.outcomes) CHECK(o->status == 503);
+    REQUIRE(b.logs.size() == 1);
+    CHECK_THAT(b.logs[0], Catch::Contains("giving up"));
+  }
+}
+
+TEST_CASE("batch: a transport that returns too few or too many outcomes still gives one per lookup",
+          "[retry][engine][batch]") {
+  struct Short : studentsvc::Transport {
+    std::size_t extra = 0;
+    bool fewer = true;
+    studentsvc::Result<HttpResponse> send(const HttpRequest&) override { return HttpResponse{200, {}, {}}; }
+    std::vector<studentsvc::Result<HttpResponse>> send_all(std::span<const HttpRequest> rs, std::size_t) override {
+      std::vector<studentsvc::Result<HttpResponse>> out(fewer ? rs.size() - 1 : rs.size() + 2,
+                                                         HttpResponse{200, {}, {}});
+      return out;
+    }
+  } transport;
+  SimulatedTime time;
+  std::vector<HttpRequest> requests(3);
+  studentsvc::JitterSource jitter(1);
+  std::vector<int> attempts;
+  int rounds = 0;
+  for (const bool fewer : {true, false}) {
+    transport.fewer = fewer;
+    const auto out = studentsvc::detail::send_all_with_retry(transport, requests, 2, RetryPolicy::none(), jitter,
+                                                             studentsvc::Logger{}, time.clock(), attempts, rounds);
+    REQUIRE(out.size() == 3);
+    CHECK(attempts == std::vector<int>{1, 1, 1});
+    if (fewer) {
+      REQUIRE_FALSE(out[2]);
+      CHECK(out[2].error().kind == ErrorKind::transport);
+    } else {
+      CHECK(out[2]->status == 200);
+    }
+  }
+}
+
+TEST_CASE("RetryRun: outcome in, decision out, with no clock of its own", "[retry][engine]") {
+  using studentsvc::detail::RetryRun;
+  const std::chrono::steady_clock::time_point t0{};
+  const auto wall = at(rfc_example_epoch);
+  RetryPolicy p = fast(3);
+  studentsvc::JitterSource jitter(1);
+  RetryRun run(p, 2, true, t0);
+  CHECK(run.pending() == std::vector<std::size_t>{0, 1});
+  CHECK(run.timeout(30s, t0) == 30s);
+  std::vector<studentsvc::Result<HttpResponse>> round{HttpResponse{503, {{"Retry-After", "2"}}, {}},
+                                                       HttpResponse{200, {}, {}}};
+  auto d = run.record(round, jitter, t0, wall);
+  CHECK(d.retry);
+  CHECK(d.wait == 2s);
+  CHECK(run.pending() == std::vector<std::size_t>{0});
+  round = {HttpResponse{200, {}, {}}};
+  d = run.record(round, jitter, t0 + 2s, wall + 2s);
+  CHECK_FALSE(d.retry);
+  CHECK_FALSE(d.out_of_time);
+  CHECK(run.pending().empty());
+  CHECK(run.attempts(0) == 2);
+  CHECK(run.attempts(1) == 1);
+  CHECK(run.rounds() == 2);
 }

@@ -11,13 +11,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/config.hpp>
-#include <studentsvc/detail/deadline.hpp>
 #include <studentsvc/detail/redact.hpp>
 #include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
@@ -125,8 +123,8 @@ class Client {
     const auto start = std::chrono::steady_clock::now();
     std::vector<int> attempts;
     int rounds = 0;
-    auto outcomes =
-        send_all_with_retry(requests, std::max<std::size_t>(batch.max_concurrency, 1), policy, attempts, rounds);
+    auto outcomes = detail::send_all_with_retry(*state_->transport, requests, batch.max_concurrency, policy,
+                                                state_->jitter, logger, detail::RetryClock{}, attempts, rounds);
     std::size_t failed = 0;
     for (std::size_t k = 0; k < requests.size(); ++k) {
       auto result = map_get_student_response(outcomes[k], perms[owner[k]]);
@@ -277,76 +275,6 @@ class Client {
       detail::scrub(result.error(), secrets(request->headers));
     }
     return result;
-  }
-
-  /// Transport::send_all, with one outcome per request even from a transport
-  /// that returns too few.
-  [[nodiscard]] std::vector<Result<HttpResponse>> checked_send_all(std::span<const HttpRequest> requests,
-                                                                   std::size_t max_concurrency) const {
-    auto outcomes = state_->transport->send_all(requests, max_concurrency);
-    if (outcomes.size() > requests.size()) outcomes.resize(requests.size());
-    while (outcomes.size() < requests.size()) {
-      outcomes.emplace_back(make_error(ErrorKind::transport, "the transport returned no outcome for this request"));
-    }
-    return outcomes;
-  }
-
-  /// The batch form of send_with_retry: send all, then resend the retryable
-  /// ones together after one wait, round by round. `attempts[k]` receives
-  /// request k's attempt count, `rounds` the number of send_all rounds.
-  [[nodiscard]] std::vector<Result<HttpResponse>> send_all_with_retry(std::vector<HttpRequest>& requests,
-                                                                      std::size_t max_concurrency,
-                                                                      const RetryPolicy& policy,
-                                                                      std::vector<int>& attempts, int& rounds) const {
-    const Logger& logger = state_->options.logger;
-    const detail::Deadline deadline(policy.max_total_time);
-    const int max_attempts = std::max(policy.max_attempts, 1);
-    auto cut = [&](HttpRequest& r, std::chrono::milliseconds full) { r.timeout = deadline.cut(full); };
-    std::vector<std::chrono::milliseconds> full_timeouts;
-    full_timeouts.reserve(requests.size());
-    for (auto& r : requests) {
-      full_timeouts.push_back(r.timeout);
-      cut(r, r.timeout);
-    }
-    auto outcomes = checked_send_all(requests, max_concurrency);
-    rounds = 1;
-    attempts.assign(requests.size(), 1);
-    std::vector<std::size_t> pending;
-    for (std::size_t k = 0; k < outcomes.size(); ++k) {
-      if (should_retry(outcomes[k])) pending.push_back(k);
-    }
-    for (int attempt = 1; attempt < max_attempts && !pending.empty(); ++attempt) {
-      const auto jitter = state_->jitter.backoff(policy, attempt);
-      std::chrono::milliseconds wait{0};
-      for (const std::size_t k : pending) wait = std::max(wait, detail::next_wait(outcomes[k], policy, jitter));
-      if (deadline.passed_after(wait)) {
-        logger.log(LogLevel::warning, "get_students: giving up on retries, the next wait would pass max_total_time");
-        break;
-      }
-      if (logger.enabled(LogLevel::info)) {
-        logger.log(LogLevel::info, "get_students: retrying " + std::to_string(pending.size()) +
-                                       " lookup(s) after attempt " + std::to_string(attempt) + ", waiting " +
-                                       std::to_string(wait.count()) + " ms");
-      }
-      std::this_thread::sleep_for(wait);
-      std::vector<HttpRequest> again;
-      again.reserve(pending.size());
-      for (const std::size_t k : pending) {
-        again.push_back(requests[k]);
-        cut(again.back(), full_timeouts[k]);
-      }
-      auto redo = checked_send_all(again, max_concurrency);
-      ++rounds;
-      std::vector<std::size_t> still;
-      for (std::size_t j = 0; j < pending.size(); ++j) {
-        const std::size_t k = pending[j];
-        outcomes[k] = std::move(redo[j]);
-        ++attempts[k];
-        if (should_retry(outcomes[k])) still.push_back(k);
-      }
-      pending = std::move(still);
-    }
-    return outcomes;
   }
 
   std::shared_ptr<State> state_;

@@ -6,13 +6,18 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <studentsvc/detail/deadline.hpp>
 #include <studentsvc/detail/http_date.hpp>
@@ -42,14 +47,16 @@ namespace studentsvc {
 namespace detail {
 
 /// The wait before the next attempt after `outcome`: the server's
-/// `Retry-After` capped by max_retry_after, or `backoff` when there is none or
-/// it does not parse.
+/// `Retry-After` (read against the wall clock `now`) capped by
+/// max_retry_after, or `backoff` when there is none or it does not parse.
+/// Pure: the same arguments give the same wait.
 [[nodiscard]] inline std::chrono::milliseconds next_wait(const Result<HttpResponse>& outcome,
                                                          const RetryPolicy& policy,
-                                                         std::chrono::milliseconds backoff) {
+                                                         std::chrono::milliseconds backoff,
+                                                         std::chrono::system_clock::time_point now) {
   if (outcome) {
     if (const auto header = outcome->headers.find("Retry-After")) {
-      if (const auto asked = parse_retry_after(*header, std::chrono::system_clock::now())) {
+      if (const auto asked = parse_retry_after(*header, now)) {
         // A negative cap counts as zero, like a negative backoff.
         return std::max(std::min(*asked, policy.max_retry_after), std::chrono::milliseconds{0});
       }
@@ -108,7 +115,210 @@ class JitterSource {
   return is_retryable_status(outcome->status);
 }
 
-/// @brief Sends `request`, retrying per `policy` when `idempotent`.
+namespace detail {
+
+/// The clocks and the sleep of the retry drivers: steady_clock for the
+/// deadline, system_clock for an HTTP-date `Retry-After`, and a blocking
+/// sleep. Tests set all three to simulated time.
+struct RetryClock {
+  std::function<std::chrono::steady_clock::time_point()> now = [] { return std::chrono::steady_clock::now(); };
+  std::function<std::chrono::system_clock::time_point()> wall = [] { return std::chrono::system_clock::now(); };
+  std::function<void(std::chrono::milliseconds)> sleep = [](std::chrono::milliseconds d) {
+    std::this_thread::sleep_for(d);
+  };
+};
+
+/// What to do once a round's outcomes are in.
+struct RetryDecision {
+  bool retry = false;                 ///< false: done, the outcomes are final.
+  std::chrono::milliseconds wait{0};  ///< With retry: the wait before the next round.
+  bool out_of_time = false;           ///< Done because the wait would pass max_total_time.
+};
+
+/// The retry state machine of one call (a batch of one) or one batch, with
+/// no clock, sleep or transport of its own: outcomes in, decision out. A
+/// blocking driver (send_rounds below) or an event loop feeds it.
+class RetryRun {
+ public:
+  RetryRun(const RetryPolicy& policy, std::size_t requests, bool idempotent,
+           std::chrono::steady_clock::time_point start)
+      : policy_(policy),
+        deadline_(policy.max_total_time, start),
+        max_attempts_(idempotent ? std::max(policy.max_attempts, 1) : 1),
+        attempts_(requests, 0) {
+    pending_.reserve(requests);
+    for (std::size_t k = 0; k < requests; ++k) pending_.push_back(k);
+  }
+
+  /// The requests of the next round (all of them at first), as indices.
+  [[nodiscard]] const std::vector<std::size_t>& pending() const noexcept { return pending_; }
+  /// An attempt's timeout when started at `now`: `full`, cut to what is left of max_total_time.
+  [[nodiscard]] std::chrono::milliseconds timeout(std::chrono::milliseconds full,
+                                                  std::chrono::steady_clock::time_point now) const noexcept {
+    return deadline_.cut(full, now);
+  }
+  /// Attempts made by request `k`.
+  [[nodiscard]] int attempts(std::size_t k) const noexcept { return attempts_[k]; }
+  /// Rounds sent so far.
+  [[nodiscard]] int rounds() const noexcept { return rounds_; }
+
+  /// Records a round: `round[j]` is the outcome of pending()[j]. One wait
+  /// covers the whole next round: the longest any retried outcome asks for.
+  [[nodiscard]] RetryDecision record(std::span<const Result<HttpResponse>> round, JitterSource& jitter,
+                                     std::chrono::steady_clock::time_point now,
+                                     std::chrono::system_clock::time_point wall) {
+    ++rounds_;
+    std::vector<std::size_t> again;
+    for (std::size_t j = 0; j < pending_.size() && j < round.size(); ++j) {
+      const std::size_t k = pending_[j];
+      if (++attempts_[k] < max_attempts_ && should_retry(round[j])) again.push_back(j);
+    }
+    RetryDecision decision;
+    if (again.empty()) {
+      pending_.clear();
+      return decision;
+    }
+    const auto backoff = jitter.backoff(policy_, rounds_);
+    for (const std::size_t j : again) decision.wait = std::max(decision.wait, next_wait(round[j], policy_, backoff, wall));
+    if (deadline_.passed_after(decision.wait, now)) {
+      pending_.clear();
+      decision.out_of_time = true;
+      return decision;
+    }
+    for (std::size_t& j : again) j = pending_[j];
+    pending_ = std::move(again);
+    decision.retry = true;
+    return decision;
+  }
+
+ private:
+  RetryPolicy policy_;
+  Deadline deadline_;
+  int max_attempts_;
+  std::vector<int> attempts_;
+  std::vector<std::size_t> pending_;
+  int rounds_ = 0;
+};
+
+/// The blocking driver of RetryRun, shared by send_with_retry and
+/// Client::get_students: send a round with `send_round` (span of requests →
+/// one outcome each), record it, sleep, repeat. `out[k]` is request k's last
+/// outcome; `attempts[k]` its attempt count (0 each, and invalid_argument,
+/// when the policy is refused). `what` prefixes the log lines.
+template <class SendRound>
+[[nodiscard]] std::vector<Result<HttpResponse>> send_rounds(std::span<const HttpRequest> requests,
+                                                            SendRound&& send_round, const RetryPolicy& policy,
+                                                            bool idempotent, JitterSource& jitter,
+                                                            const Logger& logger, const RetryClock& clock,
+                                                            std::string_view what, std::vector<int>& attempts,
+                                                            int& rounds) {
+  std::vector<Result<HttpResponse>> out(requests.size());
+  attempts.assign(requests.size(), 0);
+  rounds = 0;
+  if (auto valid = validate_policy(policy); !valid) {
+    for (auto& o : out) o = std::unexpected(valid.error());
+    return out;
+  }
+  RetryRun run(policy, requests.size(), idempotent, clock.now());
+  std::vector<HttpRequest> round;  // copies, made only when a timeout is cut or a subset is resent
+  while (!run.pending().empty()) {
+    const auto now = clock.now();
+    const auto& pending = run.pending();
+    bool copy = pending.size() != requests.size();
+    for (std::size_t j = 0; j < pending.size() && !copy; ++j) {
+      copy = run.timeout(requests[pending[j]].timeout, now) != requests[pending[j]].timeout;
+    }
+    std::span<const HttpRequest> sending = requests;
+    if (copy) {
+      round.clear();
+      for (const std::size_t k : pending) {
+        round.push_back(requests[k]);
+        round.back().timeout = run.timeout(requests[k].timeout, now);
+      }
+      sending = round;
+    }
+    std::vector<Result<HttpResponse>> outcomes = send_round(sending);
+    const std::vector<std::size_t> sent = pending;
+    const auto decision = run.record(outcomes, jitter, clock.now(), clock.wall());
+    for (std::size_t j = 0; j < sent.size() && j < outcomes.size(); ++j) out[sent[j]] = std::move(outcomes[j]);
+    if (decision.out_of_time) {
+      logger.log(LogLevel::warning, std::string(what) + ": giving up, the next wait would pass max_total_time");
+    }
+    if (!decision.retry) break;
+    if (logger.enabled(LogLevel::info)) {
+      std::string line = std::string(what) + ": ";
+      if (sent.size() == 1) {
+        const auto& o = out[sent[0]];
+        line += "attempt " + std::to_string(run.rounds()) + " failed (" +
+                (o ? "status " + std::to_string(o->status) : std::string("transport error")) + ")";
+      } else {
+        line += "retrying " + std::to_string(run.pending().size()) + " lookup(s) after attempt " +
+                std::to_string(run.rounds());
+      }
+      logger.log(LogLevel::info, line + ", waiting " + std::to_string(decision.wait.count()) + " ms");
+    }
+    clock.sleep(decision.wait);
+  }
+  for (std::size_t k = 0; k < requests.size(); ++k) attempts[k] = run.attempts(k);
+  rounds = run.rounds();
+  return out;
+}
+
+/// Transport::send_all, with one outcome per request even from a transport
+/// that returns too few or too many.
+[[nodiscard]] inline std::vector<Result<HttpResponse>> checked_send_all(Transport& transport,
+                                                                        std::span<const HttpRequest> requests,
+                                                                        std::size_t max_concurrency) {
+  auto outcomes = transport.send_all(requests, max_concurrency);
+  if (outcomes.size() > requests.size()) outcomes.resize(requests.size());
+  while (outcomes.size() < requests.size()) {
+    outcomes.emplace_back(make_error(ErrorKind::transport, "the transport returned no outcome for this request"));
+  }
+  return outcomes;
+}
+
+/// The batch form of send_with_retry: send all, then resend the retryable ones
+/// together after one wait, round by round.
+[[nodiscard]] inline std::vector<Result<HttpResponse>> send_all_with_retry(
+    Transport& transport, std::span<const HttpRequest> requests, std::size_t max_concurrency,
+    const RetryPolicy& policy, JitterSource& jitter, const Logger& logger, const RetryClock& clock,
+    std::vector<int>& attempts, int& rounds) {
+  return send_rounds(
+      requests,
+      [&](std::span<const HttpRequest> round) {
+        return checked_send_all(transport, round, std::max<std::size_t>(max_concurrency, 1));
+      },
+      policy, true, jitter, logger, clock, "get_students", attempts, rounds);
+}
+
+}  // namespace detail
+
+/// @brief Sends `request`, retrying per `policy` when `idempotent`, on the
+/// clock and sleep of `clock` (simulated time in tests).
+///
+/// Returns the last outcome: a response (any status) or a transport error.
+/// Each attempt's timeout is cut to what is left of max_total_time, so a
+/// stalled attempt ends with the bound. `attempts` receives the number of
+/// attempts made (0, and invalid_argument, when max_total_time is not positive).
+[[nodiscard]] inline Result<HttpResponse> send_with_retry(Transport& transport, const HttpRequest& request,
+                                                          const RetryPolicy& policy, bool idempotent,
+                                                          JitterSource& jitter, const Logger& logger,
+                                                          const detail::RetryClock& clock, int& attempts) {
+  std::vector<int> counts;
+  int rounds = 0;
+  auto out = detail::send_rounds(
+      std::span<const HttpRequest>(&request, 1),
+      [&transport](std::span<const HttpRequest> round) {
+        std::vector<Result<HttpResponse>> outcomes;
+        outcomes.push_back(transport.send(round.front()));
+        return outcomes;
+      },
+      policy, idempotent, jitter, logger, clock, "retry", counts, rounds);
+  attempts = counts.front();
+  return std::move(out.front());
+}
+
+/// @brief Sends `request`, retrying per `policy` when `idempotent`, on the real clock.
 ///
 /// Returns the last outcome: a response (any status) or a transport error.
 /// Each attempt's timeout is cut to what is left of max_total_time, so a
@@ -118,36 +328,7 @@ class JitterSource {
                                                           const RetryPolicy& policy, bool idempotent,
                                                           JitterSource& jitter, const Logger& logger,
                                                           int& attempts) {
-  attempts = 0;
-  if (auto valid = detail::validate_policy(policy); !valid) return std::unexpected(std::move(valid.error()));
-  const detail::Deadline deadline(policy.max_total_time);
-  const int max_attempts = idempotent ? std::max(policy.max_attempts, 1) : 1;
-  const auto full_timeout = request.timeout;
-  std::optional<HttpRequest> trimmed;  // a copy, made only once the time left cuts the timeout
-  for (;;) {
-    const HttpRequest* attempt = &request;
-    if (const auto cut = deadline.cut(full_timeout); cut < full_timeout) {
-      if (!trimmed) trimmed = request;
-      trimmed->timeout = cut;
-      attempt = &*trimmed;
-    }
-    ++attempts;
-    auto outcome = transport.send(*attempt);
-    if (attempts >= max_attempts || !should_retry(outcome)) return outcome;
-
-    const auto wait = detail::next_wait(outcome, policy, jitter.backoff(policy, attempts));
-    if (deadline.passed_after(wait)) {
-      logger.log(LogLevel::warning, "retry: giving up, the next wait would pass max_total_time");
-      return outcome;
-    }
-    if (logger.enabled(LogLevel::info)) {
-      logger.log(LogLevel::info, "retry: attempt " + std::to_string(attempts) + " failed (" +
-                                     (outcome ? "status " + std::to_string(outcome->status)
-                                              : std::string("transport error")) +
-                                     "), waiting " + std::to_string(wait.count()) + " ms");
-    }
-    std::this_thread::sleep_for(wait);
-  }
+  return send_with_retry(transport, request, policy, idempotent, jitter, logger, detail::RetryClock{}, attempts);
 }
 
 }  // namespace studentsvc

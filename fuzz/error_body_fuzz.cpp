@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <studentsvc/detail/redact.hpp>
+#include <studentsvc/detail/error_body.hpp>
 #include <studentsvc/errors.hpp>
 
 namespace {

@@ -14,6 +14,7 @@
 
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/json.hpp>
 #include <studentsvc/responses.hpp>
 #include <studentsvc/retry.hpp>
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/models.hpp>
+#include <studentsvc/json.hpp>
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/detail/base64.hpp>
-#include <studentsvc/models.hpp>
+#include <studentsvc/json.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
 #include "../examples/cli_json.hpp"

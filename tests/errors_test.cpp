@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include <studentsvc/detail/error_body.hpp>
 #include <studentsvc/errors.hpp>
 
 using studentsvc::ApiError;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/models.hpp>
+#include <studentsvc/json.hpp>
 
 using studentsvc::AdmitLevel;
 using studentsvc::ErrorKind;

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include <studentsvc/json.hpp>
 #include <studentsvc/responses.hpp>
 
 using studentsvc::Endpoint;

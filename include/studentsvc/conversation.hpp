@@ -4,12 +4,12 @@
 /// and payloads the interface does not show: the SDK passes them through.
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
-#include <studentsvc/detail/json_depth.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/options.hpp>
@@ -39,17 +39,11 @@ struct RawResponse {
   std::string body;  ///< The body bytes, unparsed.
 
   /// @brief The body parsed as JSON; ErrorKind::decode when it is not JSON or
-  /// nests deeper than 64 levels (such a DOM takes hundreds of MB, and
-  /// nlohmann's dump() recurses per level).
-  [[nodiscard]] Result<nlohmann::json> json() const {
-    if (detail::json_nests_deeper_than(body, detail::max_json_depth)) {
-      return make_error(ErrorKind::decode,
-                        "conversation body nests deeper than " + std::to_string(detail::max_json_depth) + " levels",
-                        status);
-    }
-    auto j = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
-    if (j.is_discarded()) return make_error(ErrorKind::decode, "conversation body is not valid JSON", status);
-    return j;
+  /// nests deeper than 64 levels. Needs <studentsvc/json.hpp> (json_body()):
+  /// a template, so that this header names nlohmann::json without including it.
+  template <class Json = nlohmann::json>
+  [[nodiscard]] Result<Json> json() const {
+    return json_body(*this, std::type_identity<Json>{});  // found in json.hpp by argument-dependent lookup
   }
 };
 

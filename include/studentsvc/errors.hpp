@@ -1,7 +1,7 @@
 #pragma once
 /// @file errors.hpp
-/// @brief ErrorKind, ApiError, the Result alias and the decoding of the
-/// service's error bodies (WebApiInvalidModel, SimpleMessageModel, AuthErrorBody).
+/// @brief ErrorKind, ApiError and the Result alias. Decoding the service's
+/// error bodies (JSON) lives in detail/error_body.hpp, so naming Result costs no JSON parser.
 
 #include <cstddef>
 #include <expected>
@@ -11,9 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include <studentsvc/detail/json_depth.hpp>
+#include <studentsvc/fwd.hpp>
 
 namespace studentsvc {
 
@@ -68,9 +66,7 @@ struct ApiError {
   friend bool operator==(const ApiError&, const ApiError&) = default;
 };
 
-/// @brief The result of every call: the value or an ApiError. No call throws.
-template <class T>
-using Result = std::expected<T, ApiError>;
+// Result<T> = std::expected<T, ApiError> is defined in fwd.hpp.
 
 /// @brief Shorthand for `std::unexpected(ApiError{...})` with kind and message.
 /// A transport error is marked retryable (set `retryable = false` on one that
@@ -109,31 +105,6 @@ inline constexpr std::size_t body_excerpt_limit = 256;
   return out;
 }
 
-[[nodiscard]] inline std::string string_member(const nlohmann::json& object, std::string_view key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
-
-[[nodiscard]] inline ModelState decode_model_state(const nlohmann::json& object) {
-  ModelState state;
-  if (!object.is_object()) return state;
-  auto it = object.find("modelState");
-  if (it == object.end() || !it->is_object()) return state;
-  for (const auto& [name, messages] : it->items()) {
-    auto& list = state[name];
-    if (messages.is_array()) {
-      for (const auto& m : messages) {
-        if (m.is_string()) list.push_back(m.get<std::string>());
-      }
-    } else if (messages.is_string()) {
-      list.push_back(messages.get<std::string>());
-    }
-  }
-  return state;
-}
-
 [[nodiscard]] inline std::string default_status_message(int status) {
   if (status >= 300 && status < 400) {  // libcurl never follows one: see CurlTransport
     return "redirect (HTTP " + std::to_string(status) + ") not followed: the SDK never follows redirects";
@@ -154,36 +125,6 @@ inline constexpr std::size_t body_excerpt_limit = 256;
 }
 
 }  // namespace detail
-
-/// @brief Maps a non-2xx status and its body to an ApiError.
-///
-/// The body is decoded as the interface's error objects when it is JSON; a body
-/// that is not JSON (an HTML page from a proxy) still maps by status alone.
-[[nodiscard]] inline ApiError decode_error_body(int status, std::string_view body) {
-  ApiError e;
-  e.status = status;
-  e.retryable = is_retryable_status(status);
-  switch (status) {
-    case 400: e.kind = ErrorKind::bad_request; break;
-    case 401: e.kind = ErrorKind::unauthorized; break;
-    case 404: e.kind = ErrorKind::not_found; break;
-    default: e.kind = ErrorKind::http_status; break;
-  }
-  // The interface's error objects nest 3 deep: a body nested past the limit is
-  // kept as an excerpt instead of being built into a DOM of millions of levels.
-  const auto json = detail::json_nests_deeper_than(body, detail::max_json_depth)
-                        ? nlohmann::json(nlohmann::json::value_t::discarded)
-                        : nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
-  const bool decoded = json.is_object();
-  if (decoded) {
-    e.message = detail::string_member(json, "message");
-    e.detail = detail::string_member(json, "detail");
-    if (e.kind == ErrorKind::bad_request) e.model_state = detail::decode_model_state(json);
-  }
-  if (e.message.empty()) e.message = e.detail.empty() ? detail::default_status_message(status) : e.detail;
-  if ((!decoded || e.kind == ErrorKind::http_status) && !body.empty()) e.body_excerpt = detail::excerpt(body);
-  return e;
-}
 
 /// @brief One readable line: `not_found (404): Student not found`.
 ///

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/error_body.hpp>
+#include <studentsvc/detail/student_decoder.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/models.hpp>

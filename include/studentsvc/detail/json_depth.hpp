@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/detail/json_sax.hpp>
+
 namespace studentsvc::detail {
 
 /// Nesting depth at which the SDK stops treating a body as structured JSON.
@@ -57,7 +59,7 @@ class JsonDepthProbe {
 /// and allocates nothing per level.
 [[nodiscard]] inline bool json_nests_deeper_than(std::string_view text, std::size_t limit) {
   JsonDepthProbe probe(limit);
-  (void)nlohmann::json::sax_parse(text.begin(), text.end(), &probe);
+  (void)sax_parse_json(text, &probe);
   return probe.too_deep();
 }
 

@@ -48,6 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/detail/student_fields.hpp>
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_json.hpp"
@@ -227,17 +228,12 @@ void error_line(std::string_view text) { std::cerr << "studentsvc: " << printabl
 
 using studentsvc_cli::dump_json;
 
-/// The interface's field order (StudentMinimal's fields first), for readable output.
-constexpr std::string_view interface_key_order[] = {
-    "perm", "firstName", "lastName", "suffix", "email", "firstNameLegal", "middleName", "gender", "birthDate", "nfr",
-    "internationalStudentCode", "firstCensusQuarter", "lastCensusQuarter", "lastRegisteredQuarter", "admitLevel",
-    "admitQuarter", "pronounCode"};
-
-/// The SDK's to_json object (keys sorted) in the interface's order.
+/// The SDK's to_json object (keys sorted) in the interface's order: the SDK's
+/// field table's order, then any other key.
 [[nodiscard]] nlohmann::ordered_json in_interface_order(const nlohmann::json& j) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const std::string_view key : interface_key_order) {
-    if (const auto it = j.find(key); it != j.end()) out[std::string(key)] = nlohmann::ordered_json(*it);
+  for (const auto& field : studentsvc::detail::student_fields) {
+    if (const auto it = j.find(field.key); it != j.end()) out[std::string(field.key)] = nlohmann::ordered_json(*it);
   }
   for (const auto& [key, value] : j.items()) {
     if (!out.contains(key)) out[key] = nlohmann::ordered_json(value);
@@ -619,24 +615,9 @@ void print_rows(std::ostream& out, std::string_view title,
 }
 
 void print_student_table(std::ostream& out, const studentsvc::StudentExtended& s, bool extended) {
-  std::vector<std::pair<std::string_view, std::string>> rows = {{"perm", show(s.perm)},
-                                                                {"firstName", show(s.first_name)},
-                                                                {"lastName", show(s.last_name)},
-                                                                {"suffix", show(s.suffix)},
-                                                                {"email", show(s.email)}};
-  if (extended) {
-    rows.insert(rows.end(), {{"firstNameLegal", show(s.first_name_legal)},
-                             {"middleName", show(s.middle_name)},
-                             {"gender", show(s.gender)},
-                             {"birthDate", show(s.birth_date)},
-                             {"nfr", show(s.nfr)},
-                             {"internationalStudentCode", show(s.international_student_code)},
-                             {"firstCensusQuarter", show(s.first_census_quarter)},
-                             {"lastCensusQuarter", show(s.last_census_quarter)},
-                             {"lastRegisteredQuarter", show(s.last_registered_quarter)},
-                             {"admitLevel", show(s.admit_level)},
-                             {"admitQuarter", show(s.admit_quarter)},
-                             {"pronounCode", show(s.pronoun_code)}});
+  std::vector<std::pair<std::string_view, std::string>> rows;
+  for (const auto& field : studentsvc::detail::student_fields_of(extended)) {
+    studentsvc::detail::with_field(field, s, [&](const auto& member) { rows.emplace_back(field.key, show(member)); });
   }
   print_rows(out, "FIELD", rows);
   if (!extended) return;

@@ -22,6 +22,7 @@
 #include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/fast_retry.hpp"
 #include "support/raw_server.hpp"
 
 using studentsvc::BatchOptions;
@@ -36,15 +37,6 @@ namespace {
 
 // The five default students of MockServer, in an order unlike the map's.
 const std::vector<std::string> known = {"5678901", "1234567", "4567890", "2345678", "3456789"};
-
-RetryPolicy fast_retries(int attempts) {
-  RetryPolicy p;
-  p.max_attempts = attempts;
-  p.initial_backoff = std::chrono::milliseconds{1};
-  p.max_backoff = std::chrono::milliseconds{5};
-  p.jitter_seed = 7;
-  return p;
-}
 
 std::size_t count_path(const MockServer& server, const std::string& suffix) {
   std::size_t n = 0;
@@ -265,7 +257,7 @@ TEST_CASE("retryable failures are retried per the policy, together") {
   const std::vector<std::string> perms = {"1234567", "2345678", "3456789", "7777777", "9999999"};
   BatchOptions batch;
   batch.max_concurrency = 4;
-  batch.call.retry = fast_retries(3);
+  batch.call.retry = studentsvc::test::fast_retry(3);
   const auto results = client.get_students(perms, batch);
   REQUIRE(results.size() == 5);
   REQUIRE(results[0].has_value());  // recovered on attempt 2

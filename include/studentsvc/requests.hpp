@@ -31,30 +31,51 @@ inline constexpr std::string_view conversation_path = "/conversation";
 
 namespace detail {
 
-/// Timeouts and the body and header caps: the call's value when set, else the
-/// client's. A zero or negative timeout is refused rather than sent: libcurl
-/// reads 0 as "no timeout", so a bad value would silently remove the bound.
-/// The retry policy in force is checked here too, so nothing is sent with it.
-[[nodiscard]] inline Result<void> apply_limits(HttpRequest& request, const ClientOptions& client,
-                                               const CallOptions& call) {
+/// Whether the ClientOptions' own limits still need checking: a Client checks
+/// them once, when it is built; a direct caller of a build_* function has not.
+enum class ClientLimits { check, checked };
+
+/// The client-level timeouts, header cap and retry policy, as a Client checks
+/// them once when built: a zero or negative timeout is refused rather than sent
+/// (libcurl reads 0 as "no timeout", so a bad value would silently remove the bound).
+[[nodiscard]] inline Result<void> validate_limits(const ClientOptions& client) {
   constexpr std::chrono::milliseconds zero{0};
+  if (client.connect_timeout <= zero) return make_error(ErrorKind::invalid_argument, "connect_timeout must be positive");
+  if (client.timeout <= zero) return make_error(ErrorKind::invalid_argument, "timeout must be positive");
+  if (client.max_response_header_bytes == 0) {
+    return make_error(ErrorKind::invalid_argument, "max_response_header_bytes must be positive");
+  }
+  return validate_policy(client.retry);
+}
+
+/// Timeouts and the body and header caps: the call's value when set, else the
+/// client's. A value from CallOptions is checked here, on every call; one from
+/// ClientOptions only when `limits` says it was not checked before.
+[[nodiscard]] inline Result<void> apply_limits(HttpRequest& request, const ClientOptions& client,
+                                               const CallOptions& call, ClientLimits limits) {
+  constexpr std::chrono::milliseconds zero{0};
+  const bool client_unchecked = limits == ClientLimits::check;
   request.connect_timeout = call.connect_timeout.value_or(client.connect_timeout);
-  if (request.connect_timeout <= zero) {
+  if ((call.connect_timeout || client_unchecked) && request.connect_timeout <= zero) {
     return make_error(ErrorKind::invalid_argument, "connect_timeout must be positive");
   }
   request.timeout = call.timeout.value_or(client.timeout);
-  if (request.timeout <= zero) return make_error(ErrorKind::invalid_argument, "timeout must be positive");
+  if ((call.timeout || client_unchecked) && request.timeout <= zero) {
+    return make_error(ErrorKind::invalid_argument, "timeout must be positive");
+  }
   request.max_response_bytes = call.max_response_bytes.value_or(client.max_response_bytes);
   request.max_response_header_bytes = call.max_response_header_bytes.value_or(client.max_response_header_bytes);
-  if (request.max_response_header_bytes == 0) {
+  if ((call.max_response_header_bytes || client_unchecked) && request.max_response_header_bytes == 0) {
     return make_error(ErrorKind::invalid_argument, "max_response_header_bytes must be positive");
   }
-  return validate_policy(call.retry ? *call.retry : client.retry);
+  if (call.retry) return validate_policy(*call.retry);
+  return client_unchecked ? validate_policy(client.retry) : Result<void>{};
 }
 
 [[nodiscard]] inline Result<HttpRequest> build_student_request(const BaseUrl& base, const ClientOptions& client,
                                                               Endpoint endpoint, std::string url_path,
-                                                              std::string_view user_jwt, const CallOptions& call) {
+                                                              std::string_view user_jwt, const CallOptions& call,
+                                                              ClientLimits limits) {
   HttpRequest request;
   request.url = base.join(url_path);
   request.headers.reserve(7);
@@ -64,18 +85,14 @@ namespace detail {
   request.headers.set("svc-api-version", version);
   request.headers.set("Accept", "application/json, text/json");
   request.headers.set("User-Agent", std::string(user_agent));
-  if (auto r = apply_limits(request, client, call); !r) return std::unexpected(std::move(r.error()));
+  if (auto r = apply_limits(request, client, call, limits); !r) return std::unexpected(std::move(r.error()));
   if (auto r = validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
   return request;
 }
 
-}  // namespace detail
-
-/// @brief The request of Client::get_student. Fails with invalid_argument when
-/// `perm` is not 7 ASCII digits or a header value is unsafe.
-[[nodiscard]] inline Result<HttpRequest> build_get_student_request(const detail::BaseUrl& base,
-                                                                  const ClientOptions& client, std::string_view perm,
-                                                                  const CallOptions& call = {}) {
+[[nodiscard]] inline Result<HttpRequest> build_get_student(const BaseUrl& base, const ClientOptions& client,
+                                                           std::string_view perm, const CallOptions& call,
+                                                           ClientLimits limits) {
   if (!is_valid_perm(perm)) {
     return make_error(ErrorKind::invalid_argument,
                       "perm must be exactly 7 ASCII digits (got " + std::to_string(perm.size()) + " characters)");
@@ -88,30 +105,20 @@ namespace detail {
   path.reserve(student_path.size() + perm.size());
   path.append(student_path).append(perm);
   const std::string_view jwt = call.user_jwt ? std::string_view(*call.user_jwt) : std::string_view{};
-  return detail::build_student_request(base, client, Endpoint::get_student, std::move(path), jwt, call);
+  return detail::build_student_request(base, client, Endpoint::get_student, std::move(path), jwt, call, limits);
 }
 
-/// @brief The request of Client::current_student; the JWT is required and opaque.
-[[nodiscard]] inline Result<HttpRequest> build_current_student_request(const detail::BaseUrl& base,
-                                                                      const ClientOptions& client,
-                                                                      std::string_view user_jwt,
-                                                                      const CallOptions& call = {}) {
-  return detail::build_student_request(base, client, Endpoint::current_student, std::string(current_student_path),
-                                       user_jwt, call);
-}
-
-/// @brief The request of Client::conversation: method, sub-path, query and body as given.
-[[nodiscard]] inline Result<HttpRequest> build_conversation_request(const detail::BaseUrl& base,
-                                                                   const ClientOptions& client,
-                                                                   const ConversationRequest& conversation) {
-  if (!detail::is_valid_header_name(conversation.method)) {
+[[nodiscard]] inline Result<HttpRequest> build_conversation(const BaseUrl& base, const ClientOptions& client,
+                                                            const ConversationRequest& conversation,
+                                                            ClientLimits limits) {
+  if (!is_valid_header_name(conversation.method)) {
     return make_error(ErrorKind::invalid_argument, "conversation method must be an HTTP token such as GET or POST");
   }
-  auto sub = detail::encode_sub_path(conversation.sub_path);
+  auto sub = encode_sub_path(conversation.sub_path);
   if (!sub) return std::unexpected(std::move(sub.error()));
   HttpRequest request;
   request.method = conversation.method;
-  request.url = base.join(std::string(conversation_path) + *sub + detail::encode_query(conversation.query));
+  request.url = base.join(std::string(conversation_path) + *sub + encode_query(conversation.query));
   if (auto r = client.auth.apply(Endpoint::conversation, {}, request.headers); !r) {
     return std::unexpected(std::move(r.error()));
   }
@@ -124,11 +131,37 @@ namespace detail {
   request.body = conversation.body;
   // The transport must never send a request twice unless the caller said it is safe.
   request.idempotent = conversation.idempotent;
-  if (auto r = detail::apply_limits(request, client, conversation.call); !r) {
+  if (auto r = apply_limits(request, client, conversation.call, limits); !r) {
     return std::unexpected(std::move(r.error()));
   }
-  if (auto r = detail::validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
+  if (auto r = validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
   return request;
+}
+
+}  // namespace detail
+
+/// @brief The request of Client::get_student. Fails with invalid_argument when
+/// `perm` is not 7 ASCII digits or a header value is unsafe.
+[[nodiscard]] inline Result<HttpRequest> build_get_student_request(const detail::BaseUrl& base,
+                                                                  const ClientOptions& client, std::string_view perm,
+                                                                  const CallOptions& call = {}) {
+  return detail::build_get_student(base, client, perm, call, detail::ClientLimits::check);
+}
+
+/// @brief The request of Client::current_student; the JWT is required and opaque.
+[[nodiscard]] inline Result<HttpRequest> build_current_student_request(const detail::BaseUrl& base,
+                                                                      const ClientOptions& client,
+                                                                      std::string_view user_jwt,
+                                                                      const CallOptions& call = {}) {
+  return detail::build_student_request(base, client, Endpoint::current_student, std::string(current_student_path),
+                                       user_jwt, call, detail::ClientLimits::check);
+}
+
+/// @brief The request of Client::conversation: method, sub-path, query and body as given.
+[[nodiscard]] inline Result<HttpRequest> build_conversation_request(const detail::BaseUrl& base,
+                                                                   const ClientOptions& client,
+                                                                   const ConversationRequest& conversation) {
+  return detail::build_conversation(base, client, conversation, detail::ClientLimits::check);
 }
 
 }  // namespace studentsvc

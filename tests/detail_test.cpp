@@ -361,3 +361,23 @@ TEST_CASE("json_nests_deeper_than stops at the limit, whatever the depth", "[det
   CHECK_FALSE(detail::json_nests_deeper_than(ok, 64));
   CHECK(detail::json_nests_deeper_than("[" + ok + "]", 64));
 }
+
+TEST_CASE("find_userinfo: one finder for url_secrets and strip_url_userinfo", "[detail][redact]") {
+  auto text = [](std::string_view url, bool through_path = false) -> std::string {
+    const auto span = detail::find_userinfo(url, through_path);
+    return span ? std::string(url.substr(span->begin, span->at - span->begin)) : std::string("<none>");
+  };
+  CHECK(text("http://u:p@h:1/x") == "u:p");
+  CHECK(text("u:p@h") == "u:p");                     // no scheme
+  CHECK(text("'http://u:p@h'") == "u:p");
+  CHECK(text("\"u:p@h\"") == "u:p");                 // an opening quote is not userinfo
+  CHECK(text("http://u:p@ss@h") == "u:p@ss");        // an unencoded '@': up to the last one
+  CHECK(text("http://h") == "<none>");
+  CHECK(text("https://h/p@th") == "<none>");         // '@' in the path: not userinfo...
+  CHECK(text("https://h/p@th", true) == "h/p");      // ...but scrubbed from a message all the same
+  CHECK(text("https://h?q=a@b") == "<none>");
+  CHECK(text("https://h#a@b") == "<none>");
+  // In a message, a "://" after the last '@' is a later URL's: the word's userinfo is still found.
+  CHECK(text("u:p@host/x://y", true) == "u:p");
+  CHECK(detail::strip_url_userinfo("u:p@host/x://y") == "host/x://y");
+}

@@ -14,6 +14,7 @@
 #include <studentsvc/auth.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/detail/url_userinfo.hpp>
 #include <studentsvc/logging.hpp>
 
 namespace studentsvc::detail {
@@ -54,12 +55,9 @@ inline constexpr std::size_t min_scrubbed_secret = 4;
 /// Nothing for a URL without userinfo.
 [[nodiscard]] inline std::vector<std::string> url_secrets(std::string_view url) {
   std::vector<std::string> out;
-  const std::size_t scheme = url.find("://");
-  const std::string_view rest = scheme == std::string_view::npos ? url : url.substr(scheme + 3);
-  const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
-  const std::size_t at = authority.rfind('@');
-  if (at == std::string_view::npos) return out;
-  const std::string_view userinfo = authority.substr(0, at);
+  const auto span = find_userinfo(url);
+  if (!span) return out;
+  const std::string_view userinfo = url.substr(span->begin, span->at - span->begin);
   auto decode = [](std::string_view text) {
     auto hex = [](char c) -> int {
       if (c >= '0' && c <= '9') return c - '0';

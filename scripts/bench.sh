@@ -4,6 +4,8 @@
 #   bash scripts/bench.sh            full run, a few minutes; rewrites docs/benchmarks.md and .png
 #   bash scripts/bench.sh --quick    fewer iterations, to check that everything runs
 #   bash scripts/bench.sh --no-docs  measure and print, leave docs/ alone
+#   bash scripts/bench.sh --compile-only   only (f), compile time (bench/compile_time.py,
+#                                    $CXX or g++): no build, no nginx, docs/ left alone
 #
 # Installs its tools (install-deps.sh --bench), builds the `bench` preset,
 # starts nginx on 127.0.0.1 on a free port from a config in a temporary
@@ -17,6 +19,7 @@ run_args=()
 for arg in "$@"; do
   case "$arg" in
     --quick | --no-docs) run_args+=("$arg") ;;
+    --compile-only) exec python3 bench/compile_time.py ;;
     *) echo "bench.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

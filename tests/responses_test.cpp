@@ -220,6 +220,7 @@ TEST_CASE("RawResponse::json()", "[responses]") {
     studentsvc::RawResponse arr{200, {}, "[1,2]"};
     REQUIRE(arr.json());
     CHECK(arr.json()->is_array());
+    CHECK(studentsvc::json_body(raw) == j);  // the free function in json.hpp, the same answer
   }
   SECTION("not JSON: decode with the status") {
     for (const char* body : {"", "<html/>", "{", "[1,]"}) {

@@ -13,6 +13,9 @@
 #include <studentsvc/detail/student_decoder.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+// The decoders need nlohmann already: with json.hpp, RawResponse::json() and
+// to_json work wherever a Client does, as before json.hpp existed.
+#include <studentsvc/json.hpp>
 #include <studentsvc/models.hpp>
 #include <studentsvc/retry.hpp>
 

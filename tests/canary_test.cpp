@@ -22,6 +22,9 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/fast_retry.hpp"
+#include "support/log_capture.hpp"
+#include "support/process.hpp"
 #include "support/raw_server.hpp"
 
 using namespace std::chrono_literals;
@@ -80,22 +83,6 @@ MockServerOptions canary_mock() {
   return o;
 }
 
-/// Collects every log line, from any thread.
-struct LogCapture {
-  std::mutex mutex;
-  std::vector<std::string> lines;
-
-  studentsvc::Logger logger() {
-    studentsvc::Logger l;
-    l.level = studentsvc::LogLevel::trace;
-    l.sink = [this](studentsvc::LogLevel level, std::string_view line) {
-      const std::lock_guard lock(mutex);
-      lines.push_back(std::string(to_string(level)) + " " + std::string(line));
-    };
-    return l;
-  }
-};
-
 /// Every text an ApiError exposes.
 std::string all_text(const studentsvc::ApiError& e) {
   std::string out = to_string(e) + "\n" + e.message + "\n" + e.detail + "\n" + e.body_excerpt;
@@ -115,7 +102,7 @@ void check_clean(const std::string& where, const std::string& text) {
 
 /// Runs the client calls of one scenario and checks every error on the way.
 struct Run {
-  LogCapture logs;
+  studentsvc::test::LogCapture logs;
   std::vector<studentsvc::ApiError> errors;
   int successes = 0;
 
@@ -169,9 +156,7 @@ MockServerOptions echoing_mock() {
 void exercise(const studentsvc::ClientOptions& base, Run& run) {
   auto options = base;
   options.logger = run.logs.logger();
-  options.retry.initial_backoff = 1ms;
-  options.retry.max_backoff = 5ms;
-  options.retry.max_retry_after = 10ms;
+  options.retry = studentsvc::test::fast_retry(3, 10ms);
   const studentsvc::Client client(options);
 
   run.keep(client.get_student("1234567"));
@@ -280,7 +265,7 @@ TEST_CASE("canaries never reach a log line or an ApiError; student values never 
   std::size_t lines = 0;
   for (auto& run : runs) {
     for (const auto& e : run.errors) check_clean("ApiError", all_text(e));
-    for (const auto& line : run.logs.lines) {
+    for (const auto& line : run.logs.lines()) {
       ++lines;
       check_clean("log line", line);
       for (const auto& value : students) {
@@ -309,54 +294,24 @@ TEST_CASE("the logger's header redaction is an allow-list", "[canary]") {
 
   // Levels: a threshold above trace drops the header line.
   MockServer server(canary_mock());
-  LogCapture logs;
+  studentsvc::test::LogCapture logs;
   auto options = server.client_options();
   options.logger = logs.logger();
   options.logger.level = studentsvc::LogLevel::info;
   REQUIRE(studentsvc::Client(options).get_student("1234567"));
-  CHECK(logs.lines.empty());
+  CHECK(logs.entries().empty());
   options.logger.level = studentsvc::LogLevel::trace;
   REQUIRE(studentsvc::Client(options).get_student("1234567"));
-  REQUIRE(logs.lines.size() >= 2);
-  CHECK_THAT(logs.lines.front(), Catch::StartsWith("trace ") && Catch::Contains("x-api-key: REDACTED"));
+  REQUIRE(logs.entries().size() >= 2);
+  CHECK_THAT(logs.lines().front(), Catch::StartsWith("trace ") && Catch::Contains("x-api-key: REDACTED"));
 }
 
 #ifdef STUDENTSVC_CLI_PATH
 namespace {
 
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 /// Runs the tool with an empty environment (no STUDENTSVC_* from the caller).
-CliResult run_cli(const std::vector<std::string>& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto tag = std::to_string(::getpid()) + "-" + std::to_string(std::rand());
-  const auto out = dir / ("studentsvc-canary-" + tag + ".out");
-  const auto err = dir / ("studentsvc-canary-" + tag + ".err");
-  std::string cmd = "env -i PATH=/usr/bin:/bin " + quote(STUDENTSVC_CLI_PATH);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-  const int rc = std::system(cmd.c_str());  // NOLINT(cert-env33-c): the test's own tool
-  CliResult r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+studentsvc::test::ProcessResult run_cli(const std::vector<std::string>& args) {
+  return studentsvc::test::run_process(STUDENTSVC_CLI_PATH, args, {{"PATH", "/usr/bin:/bin"}});
 }
 
 }  // namespace
@@ -462,13 +417,8 @@ TEST_CASE("a proxy's user:password never reaches an ApiError or a log line (Curl
   options.auth.api_key = canary_key;
   options.proxy = "http://canaryuser:" + proxy_password + "@127.0.0.1:" + std::to_string(port);
   options.retry = studentsvc::RetryPolicy::none();
-  std::mutex m;
-  std::vector<std::string> lines;
-  options.logger.level = studentsvc::LogLevel::trace;
-  options.logger.sink = [&](studentsvc::LogLevel, std::string_view line) {
-    const std::lock_guard lock(m);
-    lines.emplace_back(line);
-  };
+  const studentsvc::test::LogCapture logs;
+  options.logger = logs.logger();
   const studentsvc::Client client(options);
   const auto r = client.get_student("1234567");
   REQUIRE_FALSE(r);
@@ -480,7 +430,7 @@ TEST_CASE("a proxy's user:password never reaches an ApiError or a log line (Curl
   const auto rs = client.get_students(perms);
   REQUIRE_FALSE(rs.at(0));
   CHECK_THAT(studentsvc::to_string(rs[0].error()), !Catch::Contains(proxy_password));
-  const std::lock_guard lock(m);
+  const auto lines = logs.texts();
   REQUIRE_FALSE(lines.empty());
   for (const auto& line : lines) CHECK_THAT(line, !Catch::Contains(proxy_password));
 }

@@ -22,7 +22,11 @@ using studentsvc::ErrorKind;
 using studentsvc::Headers;
 using studentsvc::testing::FakeTransport;
 
+#include "support/log_capture.hpp"
+
 namespace {
+
+using studentsvc::test::LogCapture;
 
 // Canary values: none of them may ever show up in a log line.
 constexpr const char* api_key = "APIKEY-canary-a1b2c3";
@@ -51,19 +55,6 @@ struct Setup {
     options.retry.jitter_seed = 3;
   }
   [[nodiscard]] Client client() const { return Client(options); }
-};
-
-/// Collects every log line, thread-safely.
-struct LogCapture {
-  std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
-  std::shared_ptr<std::vector<std::string>> lines = std::make_shared<std::vector<std::string>>();
-  studentsvc::Logger logger() const {
-    return studentsvc::Logger{studentsvc::LogLevel::trace, [m = mutex, l = lines](studentsvc::LogLevel lvl,
-                                                                                   std::string_view line) {
-                                const std::lock_guard lock(*m);
-                                l->push_back(std::string(studentsvc::to_string(lvl)) + " " + std::string(line));
-                              }};
-  }
 };
 
 void check_invalid_and_unsent(const studentsvc::ApiError& e, const FakeTransport& fake) {
@@ -374,7 +365,7 @@ TEST_CASE("log lines never contain secrets, the perm or student fields", "[clien
   CHECK_FALSE(client.get_student("867530"));  // refused input is logged too
   CHECK_FALSE(client.current_student(""));
 
-  const auto lines = *cap.lines;
+  const auto lines = cap.lines();
   REQUIRE_FALSE(lines.empty());
   bool saw_trace = false;
   bool saw_redacted = false;
@@ -476,8 +467,7 @@ TEST_CASE("get_student and get_students return only the student asked for", "[cl
     REQUIRE(rs[2]);
     CHECK(rs[2]->first_name == "C");
   }
-  const std::lock_guard lock(*log.mutex);
-  for (const auto& line : *log.lines) {
+  for (const auto& line : log.lines()) {
     CHECK_THAT(line, !Catch::Contains("OTHER-canary"));
     CHECK_THAT(line, !Catch::Contains("1111111"));
   }
@@ -551,7 +541,6 @@ TEST_CASE("a proxy's user:password never reaches an ApiError or a log line", "[c
   const auto c = s.client().conversation({});
   REQUIRE_FALSE(c);
   check_clean(c.error());
-  const std::lock_guard lock(*log.mutex);
-  REQUIRE_FALSE(log.lines->empty());
-  for (const auto& line : *log.lines) CHECK_THAT(line, !Catch::Contains(proxy_password));
+  REQUIRE_FALSE(log.lines().empty());
+  for (const auto& line : log.lines()) CHECK_THAT(line, !Catch::Contains(proxy_password));
 }

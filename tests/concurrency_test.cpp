@@ -17,6 +17,7 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/fast_retry.hpp"
 #include "support/test_pki.hpp"
 
 using namespace std::chrono_literals;
@@ -170,10 +171,7 @@ TEST_CASE("concurrent retries share the jitter source and the handle pool safely
   };
   MockServer server(mo);
   auto options = server.client_options();
-  options.retry.max_attempts = 12;  // a call meets 12 503s in a row with p ~ 5^-12
-  options.retry.initial_backoff = 1ms;
-  options.retry.max_backoff = 4ms;
-  options.retry.jitter_seed = 1234;
+  options.retry = studentsvc::test::fast_retry(12, 10ms, 1234);  // a call meets 12 503s in a row with p ~ 5^-12
   const studentsvc::Client client(options);
   Tally tally;
   run_threads(client, tally, thread_count, 100, /*retries_expected=*/true);

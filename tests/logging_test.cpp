@@ -8,17 +8,19 @@
 
 #include <studentsvc/logging.hpp>
 
+#include "support/log_capture.hpp"
+
 using studentsvc::Headers;
 using studentsvc::Logger;
 using studentsvc::LogLevel;
 
 namespace {
 
+/// The shared capture, read as (level, text) pairs.
 struct Capture {
-  std::vector<std::pair<LogLevel, std::string>> lines;
-  Logger logger(LogLevel threshold) {
-    return Logger{threshold, [this](LogLevel l, std::string_view line) { lines.emplace_back(l, std::string(line)); }};
-  }
+  studentsvc::test::LogCapture store;
+  Logger logger(LogLevel threshold) const { return store.logger(threshold); }
+  [[nodiscard]] std::vector<std::pair<LogLevel, std::string>> lines() const { return store.entries(); }
 };
 
 void log_all(const Logger& logger) {
@@ -44,7 +46,7 @@ TEST_CASE("Logger passes lines at or above the threshold", "[logging]") {
   Capture cap;
   log_all(cap.logger(c.threshold));
   std::vector<std::string> got;
-  for (const auto& [level, line] : cap.lines) got.push_back(line);
+  for (const auto& [level, line] : cap.lines()) got.push_back(line);
   CHECK(got == c.expected);
 }
 
@@ -52,9 +54,9 @@ TEST_CASE("Logger hands the level to the sink", "[logging]") {
   Capture cap;
   const auto logger = cap.logger(LogLevel::trace);
   logger.log(LogLevel::warning, "careful");
-  REQUIRE(cap.lines.size() == 1);
-  CHECK(cap.lines[0].first == LogLevel::warning);
-  CHECK(cap.lines[0].second == "careful");
+  REQUIRE(cap.lines().size() == 1);
+  CHECK(cap.lines()[0].first == LogLevel::warning);
+  CHECK(cap.lines()[0].second == "careful");
 }
 
 TEST_CASE("Logger enabled()", "[logging]") {
@@ -69,7 +71,7 @@ TEST_CASE("Logger enabled()", "[logging]") {
     const Logger no_sink{LogLevel::trace, {}};
     CHECK_FALSE(no_sink.enabled(LogLevel::error));
     no_sink.log(LogLevel::error, "dropped");
-    CHECK(cap.lines.empty());
+    CHECK(cap.lines().empty());
   }
   SECTION("the default Logger is off") {
     const Logger def;

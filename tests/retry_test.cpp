@@ -52,6 +52,14 @@ RetryPolicy fast(int attempts) {
   return p;
 }
 
+/// A student lookup carrying an API key.
+HttpRequest lookup(std::string_view perm, std::string key) {
+  HttpRequest req;
+  req.url = "https://h/students/v2/students/" + std::string(perm);
+  req.headers.set("x-api-key", std::move(key));
+  return req;
+}
+
 /// The two drivers of the one engine: send_with_retry, and the batch loop
 /// (detail::send_all_with_retry) with a batch of one.
 enum class Path { single, batch };
@@ -386,11 +394,9 @@ TEST_CASE("the engine retries transport errors and transient statuses", "[retry]
     CHECK(r.attempts == 2);
   }
   SECTION("a transport error marked not retryable is final") {
-    studentsvc::ApiError e;
-    e.kind = ErrorKind::transport;
-    e.message = "certificate";
-    e.retryable = false;
-    fake.fail(e);
+    auto certificate = studentsvc::make_error(ErrorKind::transport, "certificate").error();
+    certificate.retryable = false;  // fails the same way again
+    fake.fail(certificate);
     fake.respond(200);
     const auto r = run(fake, fast(3), path);
     REQUIRE_FALSE(r.outcome);
@@ -399,10 +405,7 @@ TEST_CASE("the engine retries transport errors and transient statuses", "[retry]
   SECTION("the same request is sent each time") {
     fake.respond(500);
     fake.respond(200);
-    HttpRequest req;
-    req.url = "https://h/students/v2/students/1234567";
-    req.headers.set("x-api-key", "k");
-    const auto r = run(fake, fast(5), path, true, req);
+    const auto r = run(fake, fast(5), path, true, lookup("1234567", "k"));
     REQUIRE(r.outcome);
     const auto sent = fake.requests();
     REQUIRE(sent.size() == 2);
@@ -661,10 +664,7 @@ TEST_CASE("the engine logs retries at info without secrets", "[retry][engine]") 
   FakeTransport fake;
   fake.respond(503);
   fake.respond(200);
-  HttpRequest req;
-  req.url = "https://h/students/v2/students/7654321";
-  req.headers.set("x-api-key", "KEY-canary");
-  const auto r = run(fake, fast(2), path, true, req);
+  const auto r = run(fake, fast(2), path, true, lookup("7654321", "KEY-canary"));
   REQUIRE(r.outcome);
   REQUIRE(r.logs.size() == 1);
   CHECK_THAT(r.logs[0], Catch::Contains("attempt 1"));

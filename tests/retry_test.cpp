@@ -473,7 +473,6 @@ TEST_CASE("the engine honours Retry-After in every form", "[retry][engine][http-
   const Path path = GENERATE(Path::single, Path::batch);
   CAPTURE(name(path));
   FakeTransport fake;
-  SimulatedTime time;  // its wall clock reads Sun, 06 Nov 1994 08:49:37 GMT
   RetryPolicy p = fast(2);
   p.initial_backoff = 10s;
   p.max_backoff = 10s;
@@ -486,7 +485,7 @@ TEST_CASE("the engine honours Retry-After in every form", "[retry][engine][http-
     fake.clear();
     fake.respond(503, "", Headers{{"Retry-After", value}});
     fake.respond(200);
-    SimulatedTime t;
+    SimulatedTime t;  // its wall clock reads Sun, 06 Nov 1994 08:49:37 GMT
     const auto r = run(fake, p, path, true, {}, &t);
     REQUIRE(r.outcome);
     CHECK(r.outcome->status == 200);

@@ -577,14 +577,17 @@ TEST_CASE("MockServer intercept runs first on every request and can answer it", 
 }
 
 TEST_CASE("MockServer latency delays every answer and requests overlap", "[mock_server]") {
+  // One second of latency: each bound below keeps a second or more of slack
+  // for a loaded machine, and still tells once from twice and overlap from turns.
+  constexpr auto latency = std::chrono::milliseconds(1000);
   MockServerOptions options;
-  options.latency = std::chrono::milliseconds(200);
+  options.latency = latency;
   MockServer server(options);
   CurlTransport transport(plain_http());
 
   auto start = std::chrono::steady_clock::now();
   CHECK(send(transport, student_request(server, "/students/v2/students/1234567")).status == 200);
-  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(200));
+  CHECK(std::chrono::steady_clock::now() - start >= latency);
 
   // Once per request, even when intercept declines it (not twice).
   server.update([](MockServerOptions& o) {
@@ -593,8 +596,8 @@ TEST_CASE("MockServer latency delays every answer and requests overlap", "[mock_
   start = std::chrono::steady_clock::now();
   CHECK(send(transport, conversation_request(server, "GET", "")).status == 200);
   const auto once = std::chrono::steady_clock::now() - start;
-  CHECK(once >= std::chrono::milliseconds(200));
-  CHECK(once < std::chrono::milliseconds(400));
+  CHECK(once >= latency);
+  CHECK(once < 2 * latency);  // twice would take at least 2 s
 
   // Concurrent requests are served concurrently.
   server.clear_requests();
@@ -611,12 +614,12 @@ TEST_CASE("MockServer latency delays every answer and requests overlap", "[mock_
   for (auto& t : threads) t.join();
   CHECK(ok == 4);
   CHECK(server.max_in_flight() >= 2);
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(4 * 200));
+  CHECK(std::chrono::steady_clock::now() - start < 4 * latency);  // in turns: at least 4 s
 
   server.update([](MockServerOptions& o) { o.latency = std::chrono::milliseconds(0); });
   start = std::chrono::steady_clock::now();
   send(transport, student_request(server, "/students/v2/students/1234567"));
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200));
+  CHECK(std::chrono::steady_clock::now() - start < latency);
 }
 
 TEST_CASE("MockServer::stop is safe twice, and a stopped server refuses connections", "[mock_server]") {

@@ -544,3 +544,32 @@ TEST_CASE("a proxy's user:password never reaches an ApiError or a log line", "[c
   REQUIRE_FALSE(log.lines().empty());
   for (const auto& line : log.lines()) CHECK_THAT(line, !Catch::Contains(proxy_password));
 }
+
+#if !STUDENTSVC_WITH_CURL
+// Built without libcurl there is no default transport: the client says so,
+// up front and on every call, and sends nothing.
+TEST_CASE("without curl, a Client with no transport says so and sends nothing", "[client]") {
+  ClientOptions options;
+  options.base_url = "https://api.example.edu";
+  options.auth.api_key = "key";
+  const auto created = Client::create(options);
+  REQUIRE_FALSE(created);
+  CHECK(created.error().kind == ErrorKind::invalid_argument);
+  CHECK(created.error().message.find("no transport") != std::string::npos);
+
+  const Client client(options);
+  for (const auto& result : {client.get_student("1234567"), client.current_student("jwt")}) {
+    REQUIRE_FALSE(result);
+    CHECK(result.error().kind == ErrorKind::invalid_argument);
+    CHECK(result.error().message.find("set ClientOptions::transport") != std::string::npos);
+  }
+  const auto conversation = client.conversation();
+  REQUIRE_FALSE(conversation);
+  CHECK(conversation.error().kind == ErrorKind::invalid_argument);
+  const std::vector<std::string> perms{"1234567", "2345678"};
+  for (const auto& r : client.get_students(perms)) {
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::invalid_argument);
+  }
+}
+#endif

@@ -4,7 +4,6 @@
 /// full-jitter backoff, and `Retry-After` (delay-seconds or any HTTP-date form).
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

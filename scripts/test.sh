@@ -8,7 +8,7 @@
 #   packaging   manifests, the API reference without a Doxygen warning, the
 #               README's install command: scripts/check-packaging.sh
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF: every test that needs no libcurl
-#   default     no build type given: the whole tree and the benchmarks compile
+#   default     no build type given: the benchmark, the tool and the README example compile
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
 #   and last the whole suite in that Release build, so the run ends with ctest's

@@ -33,6 +33,7 @@
 
 namespace {
 
+using studentsvc::test::closed_loopback_port;
 using studentsvc::testing::MockServer;
 using studentsvc::testing::MockServerOptions;
 using Env = studentsvc::test::Env;
@@ -62,14 +63,6 @@ Args flags_for(const MockServer& server) {
 Args concat(Args a, const Args& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-/// A port on 127.0.0.1 that nothing listens on (a mock that was started and stopped).
-int closed_port() {
-  MockServer server;
-  const int port = server.port();
-  server.stop();
-  return port;
 }
 
 bool one_line(const std::string& s) {
@@ -350,7 +343,7 @@ TEST_CASE("cli gives each ErrorKind its own exit status") {
   };
   MockServer server;
   const Args flags = flags_for(server);
-  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_port());
+  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_loopback_port());
 
   std::vector<Case> cases = {
       {"bad perm", {"--mock", "get", "12345"}, {}, 3, "get: invalid_argument: perm must be exactly 7"},
@@ -474,7 +467,7 @@ TEST_CASE("cli never prints a canary secret, with --verbose and in error cases")
   o.jwts = {{jwt, "1234567"}};
   MockServer server(o);
   MockServer other;  // expects its own defaults: every canary credential is refused
-  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_port());
+  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_loopback_port());
 
   const Args secret_flags = {"--api-key", key, "--network-id", network_id, "--password", password};
   const Env secret_env = {{"STUDENTSVC_API_KEY", key},
@@ -621,7 +614,7 @@ TEST_CASE("example readme_example runs and reports a missing configuration or an
   CHECK(unconfigured.err == "invalid_argument: STUDENTSVC_BASE_URL is not set\n");
 
   // from_env() has no loopback opt-in, so point it at an https port nobody listens on.
-  const Env env = {{"STUDENTSVC_BASE_URL", "https://127.0.0.1:" + std::to_string(closed_port())},
+  const Env env = {{"STUDENTSVC_BASE_URL", "https://127.0.0.1:" + std::to_string(closed_loopback_port())},
                    {"STUDENTSVC_API_KEY", "k"}};
   const auto unreachable = run(STUDENTSVC_EXAMPLE_README, {}, env);
   CHECK(unreachable.status == 1);
@@ -699,9 +692,9 @@ TEST_CASE("cli never prints a URL's user:password (proxy flag, proxy environment
   const std::string proxy_password = "PROXYPW-canary-31";
   const std::string base_password = "BASEPW-canary-32";
   MockServer server;
-  const std::string proxy = "http://proxyuser:" + proxy_password + "@127.0.0.1:" + std::to_string(closed_port());
+  const std::string proxy = "http://proxyuser:" + proxy_password + "@127.0.0.1:" + std::to_string(closed_loopback_port());
   // https:// goes through the proxy (plain http:// to loopback never does); the proxy is not there.
-  const Args base{"--base-url", "https://127.0.0.1:" + std::to_string(closed_port()), "--api-key", "k",
+  const Args base{"--base-url", "https://127.0.0.1:" + std::to_string(closed_loopback_port()), "--api-key", "k",
                   "--network-id", "n", "--password", "p", "--retries", "0"};
   auto check_clean = [&](const Run& r) {
     CHECK_THAT(r.out + r.err, !Catch::Contains(proxy_password));

@@ -33,6 +33,7 @@ using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::test::RawServer;
 using studentsvc::test::TestPki;
+using studentsvc::test::closed_loopback_port;
 using studentsvc::testing::MockServer;
 
 namespace {
@@ -186,19 +187,6 @@ class RecordingProxy {
   mutable std::mutex mutex_;
   std::string received_;
 };
-
-/// A loopback port nothing listens on (bound, then closed).
-int closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 /// The credentials MockServer::client_options() carries, as they would appear on the wire.
 std::vector<std::string> service_secrets(const studentsvc::ClientOptions& o) {
@@ -481,11 +469,11 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
   };
   // The listeners are new on each run of the test case: build the case here, not in the generator.
   const std::vector<Case> cases{
-      {"http://" + userinfo + "127.0.0.1:" + std::to_string(closed_port()), "could not connect to the proxy"},
+      {"http://" + userinfo + "127.0.0.1:" + std::to_string(closed_loopback_port()), "could not connect to the proxy"},
       {"http://" + userinfo + "proxy.invalid:3128", "could not resolve the proxy"},
       {refusing.url("http", userinfo), "proxy refused the tunnel (status 403)"},
       {auth.url("http", userinfo), "proxy refused the tunnel (status 407)"},
-      {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(closed_port()), "could not connect to the proxy"},
+      {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(closed_loopback_port()), "could not connect to the proxy"},
       {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(not_socks.port()), "proxy failed"},
       // libcurl echoes the whole proxy URL in these two.
       {"foo://" + userinfo + "127.0.0.1:9", "could not connect to the proxy"},

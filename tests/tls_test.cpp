@@ -31,10 +31,12 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
 namespace fs = std::filesystem;
 using studentsvc::ErrorKind;
+using studentsvc::test::closed_loopback_port;
 using studentsvc::testing::MockServer;
 using studentsvc::test::TestPki;
 
@@ -74,23 +76,10 @@ std::string run_capture(const std::string& command) {
   return out;
 }
 
-/// A loopback port nothing listens on at the moment (bound, then closed).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 /// `openssl s_server` offering TLS 1.1 only, under OPENSSL_CONF=`conf`; killed on destruction.
 class LegacyTlsServer {
  public:
-  LegacyTlsServer(const TestPki& pki, const fs::path& conf) : port_(free_port()) {
+  LegacyTlsServer(const TestPki& pki, const fs::path& conf) : port_(closed_loopback_port()) {
     std::vector<std::string> env_strings{"OPENSSL_CONF=" + conf.string()};
     for (char** e = environ; *e != nullptr; ++e) {
       if (!std::string_view(*e).starts_with("OPENSSL_CONF=")) env_strings.emplace_back(*e);

@@ -29,6 +29,20 @@
 
 namespace studentsvc::test {
 
+/// A port on 127.0.0.1 that nothing listens on right now (bound, then closed):
+/// a connect to it is refused at once.
+inline int closed_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
 class RawServer {
  public:
   /// The handler gets the connected socket and the 0-based connection number;

@@ -457,7 +457,7 @@ TEST_CASE("get_student and get_students return only the student asked for", "[cl
     const std::vector<std::string> perms{"1111111", "2222222", "3333333"};
     const auto rs = s.client().get_students(perms);
     REQUIRE(rs.size() == 3);
-    for (int i = 0; i < 2; ++i) {
+    for (std::size_t i = 0; i < 2; ++i) {
       REQUIRE_FALSE(rs[i]);
       CHECK(rs[i].error().kind == ErrorKind::decode);
       CHECK_THAT(rs[i].error().message, Catch::Contains("'perm'"));

@@ -132,12 +132,46 @@ TEST_CASE("any other non-2xx maps to http_status with an excerpt", "[responses]"
   CHECK(c.error().status == status);
 }
 
-TEST_CASE("an HTML error page still maps by status", "[responses]") {
-  auto r = studentsvc::map_student_response(response(404, "<html><body>Not Found</body></html>"),
-                                            Endpoint::get_student);
+TEST_CASE("a student endpoint's 404 without a SimpleMessageModel is a wrong address, not a missing student",
+          "[responses]") {
+  const auto endpoint = GENERATE(Endpoint::get_student, Endpoint::current_student);
+  const std::string body = GENERATE(std::string("<html><body>Not Found</body></html>"), std::string(),
+                                    std::string("{}"), std::string(R"({"message":404})"),
+                                    std::string(R"({"detail":"no route"})"), std::string(R"(["Student not found"])"));
+  CAPTURE(body);
+  auto r = studentsvc::map_student_response(response(404, body), endpoint);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::http_status);
+  CHECK(r.error().status == 404);
+  CHECK_FALSE(r.error().retryable);
+  CHECK(r.error().message == studentsvc::detail::endpoint_not_found_message);
+  CHECK_THAT(r.error().message, Catch::Contains("base URL") && Catch::Contains("path prefix"));
+  CHECK(r.error().body_excerpt == studentsvc::detail::excerpt(body));
+  // get_student's own check (perm) never turns it back into something else.
+  if (endpoint == Endpoint::get_student) {
+    auto g = studentsvc::map_get_student_response(response(404, body), "1234567");
+    REQUIRE_FALSE(g);
+    CHECK(g.error().kind == ErrorKind::http_status);
+  }
+}
+
+TEST_CASE("a student endpoint's 404 with a SimpleMessageModel stays not_found, whatever the message", "[responses]") {
+  const auto endpoint = GENERATE(Endpoint::get_student, Endpoint::current_student);
+  auto r = studentsvc::map_student_response(
+      response(404, R"({"message":"No HTTP resource was found that matches the request URI."})"), endpoint);
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == ErrorKind::not_found);
-  CHECK_THAT(r.error().body_excerpt, Catch::Contains("Not Found"));
+  auto empty_message = studentsvc::map_student_response(response(404, R"({"message":""})"), endpoint);
+  REQUIRE_FALSE(empty_message);
+  CHECK(empty_message.error().kind == ErrorKind::not_found);
+  CHECK(empty_message.error().message == "not found");
+}
+
+TEST_CASE("/conversation's 404 maps by status alone: the interface shows none of its bodies", "[responses]") {
+  auto c = studentsvc::map_conversation_response(response(404, "<html><body>Not Found</body></html>"));
+  REQUIRE_FALSE(c);
+  CHECK(c.error().kind == ErrorKind::not_found);
+  CHECK_THAT(c.error().body_excerpt, Catch::Contains("Not Found"));
 }
 
 TEST_CASE("2xx whose body is not the documented JSON is decode with the status", "[responses]") {

@@ -32,13 +32,38 @@ namespace studentsvc {
   return e;
 }
 
+namespace detail {
+
+/// The hint of a 404 that did not come from the service (see student_error_from_response).
+inline constexpr std::string_view endpoint_not_found_message =
+    "endpoint not found: this 404 is not the service's answer (its body is not the SimpleMessageModel the "
+    "student endpoints send); check the base URL and its path prefix";
+
+/// The ApiError of a student endpoint's non-2xx. The interface answers "no such
+/// student" with 404 and a SimpleMessageModel; a 404 without one (an HTML page,
+/// an empty body) comes from a web server or proxy in front of the service, so
+/// it is ErrorKind::http_status with a hint about the base URL, not not_found:
+/// a roster job with a wrong path prefix then fails as one configuration error
+/// instead of reporting every student as missing.
+[[nodiscard]] inline ApiError student_error_from_response(const HttpResponse& response) {
+  ApiError e = error_from_response(response);
+  if (e.status == 404 && !is_simple_message_body(response.body)) {
+    e.kind = ErrorKind::http_status;
+    e.message = std::string(endpoint_not_found_message);
+    if (e.body_excerpt.empty() && !response.body.empty()) e.body_excerpt = excerpt(response.body);
+  }
+  return e;
+}
+
+}  // namespace detail
+
 /// @brief Maps a student endpoint's outcome. `/current` answers a StudentMinimal,
 /// so for Endpoint::current_student only the basic fields are kept.
 [[nodiscard]] inline Result<StudentExtended> map_student_response(const Result<HttpResponse>& outcome,
                                                                   Endpoint endpoint) {
   if (!outcome) return std::unexpected(outcome.error());
   const HttpResponse& response = *outcome;
-  if (!response.ok()) return std::unexpected(error_from_response(response));
+  if (!response.ok()) return std::unexpected(detail::student_error_from_response(response));
   if (endpoint != Endpoint::current_student) {  // decoded in place: no temporary to move
     auto student = decode_student(response.body);
     if (!student) student.error().status = response.status;

@@ -39,6 +39,23 @@ namespace detail {
   return state;
 }
 
+/// The parsed body, or `discarded` when it is not JSON or nests past the limit:
+/// the interface's error objects nest 3 deep, so a deeper body is kept as an
+/// excerpt instead of being built into a DOM of millions of levels.
+[[nodiscard]] inline nlohmann::json parse_error_body(std::string_view body) {
+  if (json_nests_deeper_than(body, max_json_depth)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+}
+
+/// True when `body` is the interface's SimpleMessageModel: a JSON object with a
+/// string `message`. The student endpoints answer 401 and 404 with it.
+[[nodiscard]] inline bool is_simple_message_body(std::string_view body) {
+  const auto json = parse_error_body(body);
+  if (!json.is_object()) return false;
+  const auto it = json.find("message");
+  return it != json.end() && it->is_string();
+}
+
 }  // namespace detail
 
 /// @brief Maps a non-2xx status and its body to an ApiError.
@@ -55,11 +72,7 @@ namespace detail {
     case 404: e.kind = ErrorKind::not_found; break;
     default: e.kind = ErrorKind::http_status; break;
   }
-  // The interface's error objects nest 3 deep: a body nested past the limit is
-  // kept as an excerpt instead of being built into a DOM of millions of levels.
-  const auto json = detail::json_nests_deeper_than(body, detail::max_json_depth)
-                        ? nlohmann::json(nlohmann::json::value_t::discarded)
-                        : nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  const auto json = detail::parse_error_body(body);
   const bool decoded = json.is_object();
   if (decoded) {
     e.message = detail::string_member(json, "message");

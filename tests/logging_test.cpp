@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>  // dup, dup2
+
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -138,4 +141,39 @@ TEST_CASE("redaction allow-list is case-insensitive and exact", "[logging]") {
     CHECK_FALSE(studentsvc::detail::iequals(name, "authorization"));
     CHECK_FALSE(studentsvc::detail::iequals(name, "cookie"));
   }
+}
+
+TEST_CASE("parse_log_level reads back every to_string(LogLevel)", "[logging]") {
+  for (const LogLevel l :
+       {LogLevel::trace, LogLevel::debug, LogLevel::info, LogLevel::warning, LogLevel::error, LogLevel::off}) {
+    CHECK(studentsvc::parse_log_level(studentsvc::to_string(l)) == l);
+  }
+  CHECK(studentsvc::parse_log_level("Warning") == LogLevel::warning);
+  CHECK_FALSE(studentsvc::parse_log_level(""));
+  CHECK_FALSE(studentsvc::parse_log_level("warn"));
+  CHECK_FALSE(studentsvc::parse_log_level("debug "));
+}
+
+TEST_CASE("stderr_logger writes one prefixed line per call at or above its level", "[logging]") {
+  const auto logger = studentsvc::stderr_logger(LogLevel::info);
+  CHECK(logger.enabled(LogLevel::warning));
+  CHECK_FALSE(logger.enabled(LogLevel::debug));
+
+  // Point fd 2 at a temporary file for the two calls, then read it back.
+  std::FILE* captured = std::tmpfile();
+  REQUIRE(captured != nullptr);
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  REQUIRE(saved >= 0);
+  REQUIRE(::dup2(::fileno(captured), 2) >= 0);
+  logger.log(LogLevel::debug, "dropped");
+  logger.log(LogLevel::warning, "get_student: status 503 after 3 attempt(s), 12 ms");
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(captured);
+  std::string text(256, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), captured));
+  std::fclose(captured);
+  CHECK(text == "studentsvc warning: get_student: status 503 after 3 attempt(s), 12 ms\n");
 }

@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>  // geteuid
+
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +17,8 @@
 #include <studentsvc/options.hpp>
 #include <studentsvc/requests.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
+
+#include "support/temp_dir.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::CallOptions;
@@ -72,16 +77,23 @@ TEST_CASE("from_env with every STUDENTSVC_* variable", "[options]") {
   env["STUDENTSVC_NETWORK_ID"] = "svc-acct";
   env["STUDENTSVC_PASSWORD"] = "PW-canary-3";
   env["STUDENTSVC_API_VERSION"] = "2.1";
-  env["STUDENTSVC_CA_BUNDLE"] = "/etc/ssl/campus-ca.pem";
+  const studentsvc_test::TempDir dir;
+  const std::string ca = dir.write("campus-ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  env["STUDENTSVC_CA_BUNDLE"] = ca;
+  env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = "1";
+  env["STUDENTSVC_LOG"] = "debug";
   auto o = from(env);
   REQUIRE(o);
+  CHECK(o->allow_insecure_loopback);
+  CHECK(o->logger.level == studentsvc::LogLevel::debug);
+  CHECK(o->logger.sink);
   CHECK(o->auth.svc_api_key_mode == SvcApiKeyMode::custom);
   CHECK(o->auth.svc_api_key == "SVC-canary-2");
   REQUIRE(o->auth.basic);
   CHECK(o->auth.basic->network_id == "svc-acct");
   CHECK(o->auth.basic->password == "PW-canary-3");
   CHECK(o->api_version == "2.1");
-  CHECK(o->ca_bundle == "/etc/ssl/campus-ca.pem");
+  CHECK(o->ca_bundle == ca);
 }
 
 TEST_CASE("from_env: required variables missing or empty", "[options]") {
@@ -175,13 +187,133 @@ TEST_CASE("from_env: network id and password go together", "[options]") {
 TEST_CASE("from_env: API version and CA bundle", "[options]") {
   auto env = minimal_env();
   env["STUDENTSVC_API_VERSION"] = "3.0";
-  env["STUDENTSVC_CA_BUNDLE"] = "/tmp/ca.pem";
+  const studentsvc_test::TempDir dir;
+  const std::string ca = dir.write("ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  env["STUDENTSVC_CA_BUNDLE"] = ca;
   auto o = from(env);
   REQUIRE(o);
-  CHECK(o->ca_bundle == "/tmp/ca.pem");
+  CHECK(o->ca_bundle == ca);
   auto r = studentsvc::build_get_student_request(base(), *o, "1234567");
   REQUIRE(r);
   CHECK(r->headers.find("svc-api-version") == std::optional<std::string_view>("3.0"));
+}
+
+TEST_CASE("from_env: a base URL the Client would refuse is refused here, naming the variable", "[options]") {
+  struct Case {
+    std::string url;
+    std::string says;
+  };
+  const auto c = GENERATE(Case{"api.example.edu", "no scheme"}, Case{"ftp://api.example.edu", "https://"},
+                          Case{"https://", "no host"}, Case{"https://api.example.edu:99999", "invalid port"},
+                          Case{"https://api.example.edu:", "invalid port"},
+                          Case{"https://user:PW-canary-4@api.example.edu", "user information"},
+                          Case{"https://api.example.edu/students?x=1", "query"},
+                          Case{"http://api.example.edu", "only https:// is allowed"},
+                          Case{"http://127.0.0.1:8080", "STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1"});
+  CAPTURE(c.url);
+  auto env = minimal_env();
+  env["STUDENTSVC_BASE_URL"] = c.url;
+  auto o = from(env);
+  REQUIRE_FALSE(o);
+  CHECK(o.error().kind == ErrorKind::invalid_argument);
+  CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_BASE_URL: base URL"));
+  CHECK_THAT(o.error().message, Catch::Contains(c.says));
+  CHECK_THAT(o.error().message, !Catch::Contains("PW-canary-4"));
+}
+
+TEST_CASE("from_env: STUDENTSVC_ALLOW_INSECURE_LOOPBACK is the loopback opt-in", "[options]") {
+  auto env = minimal_env();
+  env["STUDENTSVC_BASE_URL"] = "http://127.0.0.1:8080";
+  SECTION("yes: http:// to loopback is accepted") {
+    env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = GENERATE("1", "true", "YES", "on");
+    auto o = from(env);
+    REQUIRE(o);
+    CHECK(o->allow_insecure_loopback);
+  }
+  SECTION("yes, but to a host that is not loopback: still refused") {
+    env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = "1";
+    env["STUDENTSVC_BASE_URL"] = "http://api.example.edu";
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK_THAT(o.error().message, Catch::Contains("not loopback"));
+  }
+  SECTION("no: refused") {
+    env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = GENERATE("0", "false", "No", "off");
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK_THAT(o.error().message, Catch::Contains("STUDENTSVC_BASE_URL"));
+  }
+  SECTION("a value that means neither") {
+    env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = GENERATE("2", "yess", " 1");
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().kind == ErrorKind::invalid_argument);
+    CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_ALLOW_INSECURE_LOOPBACK: "));
+  }
+  SECTION("the opt-in with https:// changes nothing") {
+    env["STUDENTSVC_BASE_URL"] = "https://api.example.edu";
+    env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = "1";
+    auto o = from(env);
+    REQUIRE(o);
+  }
+}
+
+TEST_CASE("from_env: a CA bundle that cannot be read is refused before any request", "[options]") {
+  const studentsvc_test::TempDir dir;
+  auto env = minimal_env();
+  SECTION("missing") {
+    env["STUDENTSVC_CA_BUNDLE"] = (dir.path() / "nope.pem").string();
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().kind == ErrorKind::invalid_argument);
+    CHECK(o.error().message == "STUDENTSVC_CA_BUNDLE: the file does not exist");
+  }
+  SECTION("a folder") {
+    env["STUDENTSVC_CA_BUNDLE"] = dir.path().string();
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_CA_BUNDLE: the file cannot be read"));
+  }
+  SECTION("empty") {
+    env["STUDENTSVC_CA_BUNDLE"] = dir.write("empty.pem", "");
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().message == "STUDENTSVC_CA_BUNDLE: the file is empty");
+  }
+  SECTION("not readable") {
+    env["STUDENTSVC_CA_BUNDLE"] = dir.write("locked.pem", "x", std::filesystem::perms::none);
+    auto o = from(env);
+    if (::geteuid() == 0) {
+      // root reads any file: the check cannot fail here, and must not be faked.
+      CHECK(o);
+    } else {
+      REQUIRE_FALSE(o);
+      CHECK_THAT(o.error().message, Catch::Contains("STUDENTSVC_CA_BUNDLE") && Catch::Contains("not readable"));
+    }
+  }
+}
+
+TEST_CASE("from_env: STUDENTSVC_LOG turns on the stderr logger at that level", "[options]") {
+  auto env = minimal_env();
+  SECTION("unset: off") {
+    auto o = from(env);
+    REQUIRE(o);
+    CHECK_FALSE(o->logger.enabled(studentsvc::LogLevel::error));
+  }
+  SECTION("each level") {
+    const std::string name = GENERATE("trace", "debug", "info", "warning", "error", "off", "DEBUG");
+    env["STUDENTSVC_LOG"] = name;
+    auto o = from(env);
+    REQUIRE(o);
+    CHECK(o->logger.level == studentsvc::parse_log_level(name));
+  }
+  SECTION("an unknown level") {
+    env["STUDENTSVC_LOG"] = "verbose";
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().kind == ErrorKind::invalid_argument);
+    CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_LOG: ") && Catch::Contains("debug"));
+  }
 }
 
 TEST_CASE("from_env() without a lookup reads the process environment", "[options]") {

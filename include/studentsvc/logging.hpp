@@ -3,7 +3,9 @@
 /// @brief The logging hook: levels, a sink, and header redaction by allow-list.
 
 #include <array>
+#include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +49,30 @@ struct Logger {
     if (enabled(l)) sink(l, line);
   }
 };
+
+/// @brief The level spelled `name` as to_string(LogLevel) spells it ("debug",
+/// ...; ASCII case ignored), or std::nullopt.
+[[nodiscard]] inline std::optional<LogLevel> parse_log_level(std::string_view name) noexcept {
+  for (const LogLevel l : {LogLevel::trace, LogLevel::debug, LogLevel::info, LogLevel::warning, LogLevel::error,
+                           LogLevel::off}) {
+    if (detail::iequals(name, to_string(l))) return l;
+  }
+  return std::nullopt;
+}
+
+/// @brief A Logger that writes each line at or above `level` to stderr as
+/// `studentsvc <level>: <line>`, in one write (lines from threads do not interleave).
+/// ClientOptions::from_env() sets it from `STUDENTSVC_LOG`.
+[[nodiscard]] inline Logger stderr_logger(LogLevel level) {
+  return Logger{level, [](LogLevel l, std::string_view line) {
+                  std::string out = "studentsvc ";
+                  out += to_string(l);
+                  out += ": ";
+                  out += line;
+                  out += '\n';
+                  std::fwrite(out.data(), 1, out.size(), stderr);
+                }};
+}
 
 /// @brief Header names whose values may be logged; every other value is redacted.
 inline constexpr std::array<std::string_view, 14> loggable_header_names = {

@@ -13,11 +13,28 @@
 #include <string_view>
 
 #include <studentsvc/auth.hpp>
+#include <studentsvc/detail/readable_file.hpp>
+#include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/logging.hpp>
 
 namespace studentsvc {
+
+namespace detail {
+
+/// A yes/no environment value: 1/true/yes/on or 0/false/no/off (ASCII case ignored).
+[[nodiscard]] inline std::optional<bool> parse_env_flag(std::string_view value) noexcept {
+  for (const std::string_view yes : {"1", "true", "yes", "on"}) {
+    if (iequals(value, yes)) return true;
+  }
+  for (const std::string_view no : {"0", "false", "no", "off"}) {
+    if (iequals(value, no)) return false;
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
 
 /// @brief Retries for idempotent calls: transport failures and 408/429/500/502/503/504.
 ///
@@ -82,7 +99,14 @@ struct ClientOptions {
   ///
   /// `STUDENTSVC_BASE_URL` and `STUDENTSVC_API_KEY` are required;
   /// `STUDENTSVC_SVC_API_KEY` defaults to the API key ("off" turns the header
-  /// off); `STUDENTSVC_NETWORK_ID` and `STUDENTSVC_PASSWORD` go together.
+  /// off); `STUDENTSVC_NETWORK_ID` and `STUDENTSVC_PASSWORD` go together;
+  /// `STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1` is the loopback opt-in;
+  /// `STUDENTSVC_LOG=debug|info|warning|...` turns on stderr_logger().
+  ///
+  /// Mistakes are caught here, before any request, as ErrorKind::invalid_argument
+  /// naming the variable: a base URL the Client would refuse (scheme, host,
+  /// port, http:// without the opt-in), a CA bundle that cannot be read, a
+  /// value that is not one of the documented ones.
   [[nodiscard]] static Result<ClientOptions> from_env() {
     return from_env([](std::string_view name) -> std::optional<std::string> {
       const std::string key(name);
@@ -99,10 +123,25 @@ struct ClientOptions {
       auto v = lookup(name);
       return v && !v->empty() ? v : std::nullopt;
     };
+    auto invalid = [](std::string_view variable, const std::string& why) {
+      return make_error(ErrorKind::invalid_argument, std::string(variable) + ": " + why);
+    };
     ClientOptions o;
+    if (auto v = get("STUDENTSVC_ALLOW_INSECURE_LOOPBACK")) {
+      const auto flag = detail::parse_env_flag(*v);
+      if (!flag) return invalid("STUDENTSVC_ALLOW_INSECURE_LOOPBACK", "expected 1 or 0 (true/false, yes/no, on/off)");
+      o.allow_insecure_loopback = *flag;
+    }
     auto base = get("STUDENTSVC_BASE_URL");
     if (!base) return make_error(ErrorKind::invalid_argument, "STUDENTSVC_BASE_URL is not set");
     o.base_url = *base;
+    if (auto parsed = detail::parse_base_url(o.base_url, o.allow_insecure_loopback); !parsed) {
+      std::string why = parsed.error().message;
+      if (!o.allow_insecure_loopback && why.find("http://") != std::string::npos && why.find("opt-in") != std::string::npos) {
+        why += "; for a server on this machine, such as `studentsvc mock`, set STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1";
+      }
+      return invalid("STUDENTSVC_BASE_URL", why);
+    }
     auto key = get("STUDENTSVC_API_KEY");
     if (!key) return make_error(ErrorKind::invalid_argument, "STUDENTSVC_API_KEY is not set");
     o.auth.api_key = *key;
@@ -121,7 +160,15 @@ struct ClientOptions {
     }
     if (network_id) o.auth.basic = BasicCredential{*network_id, *password};
     if (auto v = get("STUDENTSVC_API_VERSION")) o.api_version = *v;
-    if (auto v = get("STUDENTSVC_CA_BUNDLE")) o.ca_bundle = *v;
+    if (auto v = get("STUDENTSVC_CA_BUNDLE")) {
+      if (auto why = detail::unreadable_file_reason(*v)) return invalid("STUDENTSVC_CA_BUNDLE", "the file " + *why);
+      o.ca_bundle = *v;
+    }
+    if (auto v = get("STUDENTSVC_LOG")) {
+      const auto level = parse_log_level(*v);
+      if (!level) return invalid("STUDENTSVC_LOG", "expected trace, debug, info, warning, error or off");
+      o.logger = stderr_logger(*level);
+    }
     return o;
   }
 };

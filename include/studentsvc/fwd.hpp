@@ -35,6 +35,9 @@ class Transport;
 enum class LogLevel;
 struct Logger;
 
+// secret.hpp
+class Secret;
+
 // auth.hpp
 struct BasicCredential;
 enum class SvcApiKeyMode;

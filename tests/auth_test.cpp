@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <studentsvc/auth.hpp>
 
@@ -184,5 +187,77 @@ TEST_CASE("missing settings are invalid_argument and never echo a value", "[auth
     CHECK(r.error().kind == ErrorKind::invalid_argument);
     check_no_secret(r.error().message);
     CHECK_THAT(r.error().message, !Catch::Contains("JWT-canary-51d0"));
+  }
+}
+
+namespace {
+
+/// A provider that hands out what the test sets, and counts the calls.
+class ScriptedProvider final : public studentsvc::CredentialProvider {
+ public:
+  studentsvc::Result<studentsvc::Credentials> next;
+  int calls = 0;
+  int invalidations = 0;
+  studentsvc::Result<studentsvc::Credentials> credentials() override {
+    ++calls;
+    return next;
+  }
+  void invalidate() override { ++invalidations; }
+};
+
+}  // namespace
+
+TEST_CASE("AuthPolicy::provider: each request carries the provider's current credentials", "[auth]") {
+  auto provider = std::make_shared<ScriptedProvider>();
+  provider->next = studentsvc::Credentials{"KEY-provided-1", "SVC-provided-1", "svc-acct", "PW-provided-1"};
+  AuthPolicy auth;
+  auth.api_key = "KEY-fixed-unused";
+  auth.basic = BasicCredential{"fixed-acct", "PW-fixed-unused"};
+  auth.provider = provider;
+
+  SECTION("student endpoint, svc-api-key the same as the key") {
+    Headers h;
+    REQUIRE(auth.apply(Endpoint::get_student, {}, h));
+    CHECK(h.find("x-api-key") == std::optional<std::string_view>("KEY-provided-1"));
+    CHECK(h.find("svc-api-key") == std::optional<std::string_view>("KEY-provided-1"));
+    CHECK(h.find("Authorization") == std::optional<std::string_view>(
+                                         studentsvc::basic_authorization_value({"svc-acct", "PW-provided-1"})));
+  }
+  SECTION("custom svc-api-key") {
+    auth.svc_api_key_mode = SvcApiKeyMode::custom;
+    Headers h;
+    REQUIRE(auth.apply(Endpoint::current_student, "jwt", h));
+    CHECK(h.find("svc-api-key") == std::optional<std::string_view>("SVC-provided-1"));
+  }
+  SECTION("a rotated value is used by the next request, and no request caches it") {
+    Headers first;
+    REQUIRE(auth.apply(Endpoint::conversation, {}, first));
+    provider->next = studentsvc::Credentials{"KEY-provided-2", {}, {}, {}};
+    Headers second;
+    REQUIRE(auth.apply(Endpoint::get_student, {}, second));
+    CHECK(first.find("x-api-key") == std::optional<std::string_view>("KEY-provided-1"));
+    CHECK(second.find("x-api-key") == std::optional<std::string_view>("KEY-provided-2"));
+    CHECK_FALSE(second.contains("Authorization"));  // no network id from the provider: no Basic
+    CHECK(provider->calls == 2);
+    CHECK(provider->invalidations == 0);  // only a 401 invalidates
+  }
+  SECTION("the provider's error fails the request with that error") {
+    provider->next = studentsvc::make_error(ErrorKind::invalid_argument, "api_key_file '/run/key' does not exist");
+    Headers h;
+    const auto r = auth.apply(Endpoint::get_student, {}, h);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "api_key_file '/run/key' does not exist");
+    CHECK_FALSE(h.contains("x-api-key"));
+  }
+  SECTION("the same checks as the fixed fields: an empty key, a ':' in the network id") {
+    provider->next = studentsvc::Credentials{"", {}, {}, {}};
+    Headers h;
+    auto r = auth.apply(Endpoint::get_student, {}, h);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "API key is not set");
+    provider->next = studentsvc::Credentials{"k", {}, "a:b", "PW-provided-3"};
+    r = auth.apply(Endpoint::get_student, {}, h);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, !Catch::Contains("PW-provided-3"));
   }
 }

@@ -381,3 +381,28 @@ TEST_CASE("find_userinfo: one finder for url_secrets and strip_url_userinfo", "[
   CHECK(text("u:p@host/x://y", true) == "u:p");
   CHECK(detail::strip_url_userinfo("u:p@host/x://y") == "host/x://y");
 }
+
+TEST_CASE("base64_decode reverses base64_encode and refuses anything else", "[detail]") {
+  using studentsvc::detail::base64_decode;
+  using studentsvc::detail::base64_encode;
+  for (const std::string& bytes : {std::string(), std::string("a"), std::string("ab"), std::string("abc"),
+                                  std::string("Aladdin:open sesame"), std::string("\xff\x00\x80", 3)}) {
+    CHECK(base64_decode(base64_encode(bytes)) == bytes);
+  }
+  CHECK_FALSE(base64_decode("abc"));    // not a multiple of 4
+  CHECK_FALSE(base64_decode("ab!="));   // not the alphabet
+  CHECK_FALSE(base64_decode("a=bc"));   // padding in the middle
+  CHECK_FALSE(base64_decode("====="));
+}
+
+TEST_CASE("request_secrets finds a Basic password the AuthPolicy does not hold (a provider's)", "[detail]") {
+  studentsvc::Headers headers;
+  headers.set("Authorization", studentsvc::basic_authorization_value({"svc-acct", "PW-from-provider"}));
+  const studentsvc::AuthPolicy no_fixed_credentials;
+  const auto secrets = studentsvc::detail::request_secrets(headers, no_fixed_credentials);
+  CHECK(std::find(secrets.begin(), secrets.end(), "PW-from-provider") != secrets.end());
+  CHECK(std::find(secrets.begin(), secrets.end(), "svc-acct:PW-from-provider") != secrets.end());
+  std::string echoed = "server said: bad password PW-from-provider";
+  studentsvc::detail::scrub(echoed, secrets);
+  CHECK(echoed.find("PW-from-provider") == std::string::npos);
+}

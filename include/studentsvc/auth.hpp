@@ -3,10 +3,12 @@
 /// @brief BasicCredential and AuthPolicy: which credential headers each endpoint
 /// carries (interface section 5).
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <studentsvc/credential_provider.hpp>
 #include <studentsvc/detail/base64.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
@@ -25,11 +27,17 @@ struct BasicCredential {
 ///
 /// The bytes are encoded as given (UTF-8 stays UTF-8); a `:` is allowed in the
 /// password but not in the network id (RFC 7617), see AuthPolicy::apply.
-[[nodiscard]] inline std::string basic_authorization_value(const BasicCredential& credential) {
+[[nodiscard]] inline std::string basic_authorization_value(std::string_view network_id, std::string_view password) {
   std::string pair;
-  pair.reserve(credential.network_id.size() + 1 + credential.password.size());
-  pair.append(credential.network_id).append(":").append(credential.password);
-  return "Basic " + detail::base64_encode(pair);
+  pair.reserve(network_id.size() + 1 + password.size());
+  pair.append(network_id).append(":").append(password);
+  const Secret wiped(std::move(pair));  // the plain pair is wiped once encoded
+  return "Basic " + detail::base64_encode(wiped.reveal());
+}
+
+/// @brief The `Authorization` value of `credential`.
+[[nodiscard]] inline std::string basic_authorization_value(const BasicCredential& credential) {
+  return basic_authorization_value(credential.network_id, credential.password);
 }
 
 /// @brief What to send as `svc-api-key` on the student endpoints. The interface
@@ -57,32 +65,53 @@ struct AuthPolicy {
   SvcApiKeyMode svc_api_key_mode = SvcApiKeyMode::same_as_api_key;
   std::string svc_api_key;  ///< Used when svc_api_key_mode is custom.
   std::optional<BasicCredential> basic;  ///< HTTP Basic on the student endpoints, when set.
+  /// When set, asked for the API key, `svc-api-key` and Basic credential on
+  /// every request (rotation without a restart); `api_key`, `svc_api_key` and
+  /// `basic` above are then unused. svc_api_key_mode still applies.
+  std::shared_ptr<CredentialProvider> provider;
 
   /// @brief Adds this endpoint's credential headers to `headers`.
   ///
   /// Fails with invalid_argument, naming the setting but never its value, when
   /// the API key is empty, the current-student JWT is empty, or the network id
-  /// holds a ':'.
+  /// holds a ':'; with the provider's error when the provider fails.
   [[nodiscard]] Result<void> apply(Endpoint endpoint, std::string_view user_jwt, Headers& headers) const {
-    if (api_key.empty()) return make_error(ErrorKind::invalid_argument, "API key is not set");
-    headers.set("x-api-key", api_key);
+    if (provider) {
+      const auto current = provider->credentials();
+      if (!current) return std::unexpected(current.error());
+      return apply_credentials(current->api_key.reveal(), current->svc_api_key.reveal(), !current->network_id.empty(),
+                               current->network_id, current->password.reveal(), endpoint, user_jwt, headers);
+    }
+    return apply_credentials(api_key, svc_api_key, basic.has_value(),
+                             basic ? std::string_view(basic->network_id) : std::string_view(),
+                             basic ? std::string_view(basic->password) : std::string_view(), endpoint, user_jwt,
+                             headers);
+  }
+
+ private:
+  /// One path for the fixed fields and a provider's answer.
+  [[nodiscard]] Result<void> apply_credentials(std::string_view key, std::string_view svc_key, bool with_basic,
+                                               std::string_view network_id, std::string_view password,
+                                               Endpoint endpoint, std::string_view user_jwt, Headers& headers) const {
+    if (key.empty()) return make_error(ErrorKind::invalid_argument, "API key is not set");
+    headers.set("x-api-key", std::string(key));
     if (endpoint == Endpoint::conversation) return {};
 
     switch (svc_api_key_mode) {
-      case SvcApiKeyMode::same_as_api_key: headers.set("svc-api-key", api_key); break;
+      case SvcApiKeyMode::same_as_api_key: headers.set("svc-api-key", std::string(key)); break;
       case SvcApiKeyMode::custom:
-        if (svc_api_key.empty()) {
+        if (svc_key.empty()) {
           return make_error(ErrorKind::invalid_argument, "svc-api-key mode is custom but no svc-api-key is set");
         }
-        headers.set("svc-api-key", svc_api_key);
+        headers.set("svc-api-key", std::string(svc_key));
         break;
       case SvcApiKeyMode::off: break;
     }
-    if (basic) {
-      if (basic->network_id.find(':') != std::string::npos) {
+    if (with_basic) {
+      if (network_id.find(':') != std::string_view::npos) {
         return make_error(ErrorKind::invalid_argument, "network id must not contain ':'");
       }
-      headers.set("Authorization", basic_authorization_value(*basic));
+      headers.set("Authorization", basic_authorization_value(network_id, password));
     }
     if (endpoint == Endpoint::current_student && user_jwt.empty()) {
       return make_error(ErrorKind::invalid_argument, "user JWT is required for current_student and is empty");

@@ -38,6 +38,12 @@ struct Logger;
 // secret.hpp
 class Secret;
 
+// credential_provider.hpp, file_credentials.hpp
+struct Credentials;
+class CredentialProvider;
+struct FileCredentialFiles;
+class FileCredentialProvider;
+
 // auth.hpp
 struct BasicCredential;
 enum class SvcApiKeyMode;

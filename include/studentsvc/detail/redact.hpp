@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <studentsvc/auth.hpp>
+#include <studentsvc/detail/base64.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/detail/url_userinfo.hpp>
@@ -39,7 +40,20 @@ inline constexpr std::size_t min_scrubbed_secret = 4;
     if (is_loggable_header(name)) continue;
     add(value);
     if (iequals(name, "authorization")) {
-      if (const auto space = value.find(' '); space != std::string::npos) add(std::string_view(value).substr(space + 1));
+      if (const auto space = value.find(' '); space != std::string::npos) {
+        const std::string_view credential = std::string_view(value).substr(space + 1);
+        add(credential);
+        // The decoded `id:password` and the password: a server may echo them,
+        // and with a CredentialProvider the password is not in `auth`.
+        if (iequals(std::string_view(value).substr(0, space), "basic")) {
+          if (const auto pair = base64_decode(credential)) {
+            add(*pair);
+            if (const auto colon = pair->find(':'); colon != std::string::npos) {
+              add(std::string_view(*pair).substr(colon + 1));
+            }
+          }
+        }
+      }
     }
   }
   if (auth.basic) add(auth.basic->password);

@@ -1,0 +1,147 @@
+#pragma once
+/// @file detail/curl_exchange.hpp
+/// @brief CurlExchange, what one transfer writes into, and the libcurl
+/// callbacks that fill it: body and header caps, and the check made on the
+/// chosen connection right before a request goes out.
+
+#include <studentsvc/detail/config.hpp>
+
+#if STUDENTSVC_WITH_CURL
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <curl/curl.h>
+
+#include <studentsvc/detail/curl_handles.hpp>
+#include <studentsvc/detail/curl_sockets.hpp>
+#include <studentsvc/http.hpp>
+
+namespace studentsvc::detail {
+
+/// What one transfer writes into, and the cap it enforces.
+struct CurlExchange {
+  HttpResponse response;
+  std::size_t max_body = 0;
+  bool body_too_large = false;
+  /// Set by the blank line that ends a response's header section; a transfer
+  /// that ends without it was cut off inside the headers (libcurl 7.88 reports
+  /// that as success with whatever status line it got).
+  bool headers_complete = false;
+  /// Cap on status lines, header fields, trailers and 1xx responses together.
+  std::size_t max_header = 0;
+  std::size_t header_bytes = 0;
+  bool headers_too_large = false;
+  /// False: the request must not be sent twice (HttpRequest::idempotent).
+  bool idempotent = true;
+  /// Times the request was about to go out (pre-request callback): above 0,
+  /// its bytes may have reached the server.
+  int sends = 0;
+  /// libcurl was about to send it again after the connection died (its own
+  /// "retrying a fresh connect"); refused for a non-idempotent request.
+  bool replay_refused = false;
+  /// The connection libcurl chose had unread bytes or a hang-up while idle:
+  /// aborted before anything was sent, to be run again on a new connection.
+  bool stale_connection = false;
+  /// In a batch: added to the multi handle and not yet finished.
+  bool in_flight = false;
+  int local_port = 0;  ///< The local port of the connection it went out on.
+  CURL* handle = nullptr;
+  CurlSocketRegistry* sockets = nullptr;
+  /// In a batch: every exchange of the batch (this one included), whose
+  /// connections (HTTP/2, shared) may be in use.
+  const std::vector<const CurlExchange*>* peers = nullptr;
+  CurlSlist request_headers;
+  std::array<char, CURL_ERROR_SIZE> error{};
+};
+
+/// CURLOPT_WRITEFUNCTION: appends body bytes up to the body cap.
+inline std::size_t curl_write_body(char* data, std::size_t size, std::size_t count, void* user) noexcept {
+  auto* ex = static_cast<CurlExchange*>(user);
+  const std::size_t n = size * count;
+  if (ex->response.body.size() + n > ex->max_body) {
+    ex->body_too_large = true;
+    return 0;  // libcurl aborts the transfer with CURLE_WRITE_ERROR
+  }
+  try {
+    ex->response.body.append(data, n);
+  } catch (...) {
+    return 0;
+  }
+  return n;
+}
+
+/// CURLOPT_HEADERFUNCTION: records the final response's header fields, within the header cap.
+inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t count, void* user) noexcept {
+  auto* ex = static_cast<CurlExchange*>(user);
+  const std::size_t n = size * count;
+  // libcurl hands every status line, header, 1xx response and chunked trailer
+  // here, a line at a time; their sum is what the cap bounds.
+  ex->header_bytes += n;
+  if (ex->header_bytes > ex->max_header) {
+    ex->headers_too_large = true;
+    return 0;  // libcurl aborts the transfer with CURLE_WRITE_ERROR
+  }
+  std::string_view line(data, n);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  try {
+    if (line.starts_with("HTTP/")) {
+      ex->response.headers.clear();  // a new status line: 1xx or a new response
+      ex->headers_complete = false;
+    } else if (line.empty()) {
+      ex->headers_complete = true;
+    } else if (const auto colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
+      std::string_view value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+      ex->response.headers.add(std::string(line.substr(0, colon)), std::string(value));
+    }
+  } catch (...) {
+    return 0;
+  }
+  return n;
+}
+
+/// CURLOPT_PREREQFUNCTION: runs on the connection libcurl chose, right before
+/// the request is written, each time libcurl is about to write it.
+inline int curl_before_send(void* user, char*, char*, int, int local_port) noexcept {
+  auto* ex = static_cast<CurlExchange*>(user);
+  if (ex == nullptr) return CURL_PREREQFUNC_OK;
+  if (ex->sends > 0 && !ex->idempotent) {
+    // libcurl's "Connection died, retrying a fresh connect" would replay it.
+    // Refusing here keeps keep-alive for such requests (FRESH_CONNECT would
+    // cost a handshake per call); the price is an error where libcurl resends.
+    ex->replay_refused = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+  long connects = 0;
+  curl_easy_getinfo(ex->handle, CURLINFO_NUM_CONNECTS, &connects);
+  if (connects == 0 && ex->sockets != nullptr) {  // a reused connection
+    bool shared = false;  // an HTTP/2 connection another transfer of the batch is on
+    if (ex->peers != nullptr) {
+      for (const CurlExchange* peer : *ex->peers) {
+        shared = shared || (peer != ex && peer->in_flight && peer->local_port == local_port);
+      }
+    }
+    if (!shared) {
+      // Unread bytes on an idle connection answer no request of ours: using it
+      // would hand them to this call. Nothing is sent yet; the caller runs the
+      // request again on a new connection (libcurl closes this aborted one).
+      const curl_socket_t fd = ex->sockets->find_by_local_port(local_port);
+      if (fd == CURL_SOCKET_BAD || socket_has_input(fd)) {
+        ex->stale_connection = true;
+        return CURL_PREREQFUNC_ABORT;
+      }
+    }
+  }
+  ex->local_port = local_port;
+  ++ex->sends;
+  return CURL_PREREQFUNC_OK;
+}
+
+}  // namespace studentsvc::detail
+
+#endif  // STUDENTSVC_WITH_CURL

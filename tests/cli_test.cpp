@@ -27,7 +27,7 @@
 #include <studentsvc/json.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
-#include "../examples/cli_json.hpp"
+#include "../tools/studentsvc/cli_json.hpp"
 #include "support/process.hpp"
 #include "support/raw_server.hpp"
 
@@ -118,7 +118,9 @@ TEST_CASE("cli usage errors exit 2 with one line on stderr") {
       {},
       {"frobnicate"},
       {"get"},
-      {"get", "1234567", "2345678"},
+      {"get", "1234567", "--column", "perm"},
+      {"--format", "csv", "current"},
+      {"mock", "--tls-cert", "only.pem"},
       {"--bogus", "get", "1234567"},
       {"get", "1234567", "--timeout"},
       {"--timeout", "abc", "get", "1234567"},

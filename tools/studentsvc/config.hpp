@@ -1,0 +1,196 @@
+#pragma once
+// The tool's configuration: flags over the STUDENTSVC_* environment (or over the
+// mock's settings), where each value came from, and the `config` command.
+
+#include <cstdlib>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <studentsvc/detail/url_userinfo.hpp>
+#include <studentsvc/studentsvc.hpp>
+
+#include "cli_args.hpp"
+#include "exit_status.hpp"
+
+namespace studentsvc_cli {
+
+using Lookup = std::function<std::optional<std::string>(std::string_view)>;
+
+[[nodiscard]] inline std::optional<std::string> getenv_string(std::string_view name) {
+  const std::string key(name);
+  // Only read, never written, in this single-threaded part of the program.
+  if (const char* v = std::getenv(key.c_str()); v != nullptr) return std::string(v);  // NOLINT(concurrency-mt-unsafe)
+  return std::nullopt;
+}
+
+/// The variables the tool reads, with the flag that beats each.
+struct Setting {
+  std::string_view env;
+  std::string_view flag;
+  bool secret;
+};
+inline constexpr Setting settings[] = {
+    {"STUDENTSVC_BASE_URL", "--base-url", false},
+    {"STUDENTSVC_API_KEY", "--api-key", true},
+    {"STUDENTSVC_SVC_API_KEY", "--svc-api-key", true},
+    {"STUDENTSVC_NETWORK_ID", "--network-id", false},
+    {"STUDENTSVC_PASSWORD", "--password", true},
+    {"STUDENTSVC_API_VERSION", "--api-version", false},
+    {"STUDENTSVC_CA_BUNDLE", "--ca-bundle", false},
+    {"STUDENTSVC_ALLOW_INSECURE_LOOPBACK", "--insecure-loopback", false},
+    {"STUDENTSVC_LOG", "-v", false},
+};
+
+/// Where the tool's settings come from: a flag, then (without --mock) the
+/// environment, or (with --mock) the mock server's own settings.
+class ConfigSources {
+ public:
+  ConfigSources(const Args& a, const std::optional<studentsvc::ClientOptions>& mock) : mock_(mock.has_value()) {
+    if (a.insecure_loopback) flags_["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = "1";
+    for (const auto& [name, value] : a.env_overrides) flags_[name] = value;
+    if (!mock) return;
+    mock_env_["STUDENTSVC_BASE_URL"] = mock->base_url;
+    mock_env_["STUDENTSVC_API_KEY"] = mock->auth.api_key;
+    mock_env_["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = mock->allow_insecure_loopback ? "1" : "0";
+    if (mock->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) {
+      mock_env_["STUDENTSVC_SVC_API_KEY"] = mock->auth.svc_api_key;
+    }
+    if (mock->auth.basic) {
+      mock_env_["STUDENTSVC_NETWORK_ID"] = mock->auth.basic->network_id;
+      mock_env_["STUDENTSVC_PASSWORD"] = mock->auth.basic->password;
+    }
+  }
+
+  [[nodiscard]] std::optional<std::string> value(std::string_view name) const {
+    if (const auto it = flags_.find(name); it != flags_.end()) return it->second;
+    if (mock_) {
+      if (const auto it = mock_env_.find(name); it != mock_env_.end()) return it->second;
+      return std::nullopt;
+    }
+    return getenv_string(name);
+  }
+
+  [[nodiscard]] bool is_set(std::string_view name) const {
+    const auto v = value(name);
+    return v && !v->empty();
+  }
+
+  /// "--base-url", "STUDENTSVC_BASE_URL", "the mock server" or "default"; never the value.
+  [[nodiscard]] std::string source(const Setting& s) const {
+    if (flags_.contains(s.env)) return std::string(s.flag);
+    if (!is_set(s.env)) return "default";
+    return mock_ ? "the mock server" : std::string(s.env);
+  }
+  [[nodiscard]] std::string source(std::string_view env) const {
+    for (const auto& s : settings) {
+      if (s.env == env) return source(s);
+    }
+    return "default";
+  }
+
+  [[nodiscard]] Lookup lookup() const {
+    return [this](std::string_view name) { return value(name); };
+  }
+
+ private:
+  bool mock_;
+  std::map<std::string, std::string, std::less<>> flags_;
+  std::map<std::string, std::string, std::less<>> mock_env_;
+};
+
+/// ClientOptions from flags over the environment (or over the mock's settings).
+[[nodiscard]] inline studentsvc::Result<studentsvc::ClientOptions> build_options(
+    const Args& a, const ConfigSources& sources) {
+  using studentsvc::ErrorKind;
+  using studentsvc::make_error;
+  if (!sources.is_set("STUDENTSVC_BASE_URL")) {
+    return make_error(ErrorKind::invalid_argument,
+                      "no base URL: set STUDENTSVC_BASE_URL or pass --base-url (or try --mock)");
+  }
+  if (!sources.is_set("STUDENTSVC_API_KEY")) {
+    return make_error(ErrorKind::invalid_argument, "no API key: set STUDENTSVC_API_KEY or pass --api-key");
+  }
+  if (sources.is_set("STUDENTSVC_NETWORK_ID") != sources.is_set("STUDENTSVC_PASSWORD")) {
+    return make_error(ErrorKind::invalid_argument,
+                      "the network id and the password go together: set both STUDENTSVC_NETWORK_ID and "
+                      "STUDENTSVC_PASSWORD (or --network-id and --password)");
+  }
+  auto options = studentsvc::ClientOptions::from_env(sources.lookup());
+  if (!options) {
+    if (!a.insecure_loopback && options.error().message.find("http://") != std::string::npos) {
+      options.error().message += " (for a local test server: --insecure-loopback)";
+    }
+    return options;
+  }
+  if (a.insecure_loopback) options->allow_insecure_loopback = true;
+  options->proxy = a.proxy;
+  if (a.timeout) options->timeout = *a.timeout;
+  if (a.retries) options->retry.max_attempts = *a.retries + 1;
+  if (a.verbose > 0) {
+    options->logger.level = a.verbose > 1 ? studentsvc::LogLevel::trace : studentsvc::LogLevel::debug;
+    options->logger.sink = [](studentsvc::LogLevel level, std::string_view line) {
+      std::cerr << "studentsvc: " << studentsvc::to_string(level) << ": " << printable(line) << '\n';
+    };
+    options->logger.log(
+        studentsvc::LogLevel::debug,
+        "config: base URL " + studentsvc::detail::strip_url_userinfo(options->base_url) + " from " +
+            sources.source("STUDENTSVC_BASE_URL") + ", API key from " + sources.source("STUDENTSVC_API_KEY") +
+            ", svc-api-key " +
+            (options->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::off        ? std::string("off")
+             : options->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom ? "set separately"
+                                                                                    : "same as the API key") +
+            ", Basic credential " +
+            (options->auth.basic ? "from " + sources.source("STUDENTSVC_PASSWORD") : std::string("not configured")) +
+            ", svc-api-version " + options->api_version);
+  }
+  return options;
+}
+
+/// `studentsvc config`: each setting, masked when secret, with its source; then the check.
+[[nodiscard]] inline int run_config(const Args& a, const ConfigSources& sources) {
+  constexpr int name_width = 36;
+  constexpr int value_width = 34;
+  std::cout << std::left << std::setw(name_width) << "SETTING" << std::setw(value_width) << "VALUE" << "FROM\n";
+  for (const auto& s : settings) {
+    const auto v = sources.value(s.env);
+    std::string shown;
+    if (!v || v->empty()) {
+      shown = "(not set)";
+    } else if (s.secret && *v != "off") {
+      shown = "****";
+    } else {
+      shown = printable(studentsvc::detail::strip_url_userinfo(*v));
+    }
+    std::cout << std::setw(name_width) << s.env << std::setw(value_width) << shown << sources.source(s) << '\n';
+  }
+  std::cout << std::setw(name_width) << "proxy" << std::setw(value_width)
+            << (a.proxy.empty() ? std::string("(libcurl's environment)") : printable(studentsvc::detail::strip_url_userinfo(a.proxy)))
+            << (a.proxy.empty() ? "default" : "--proxy") << '\n';
+  std::cout << std::setw(name_width) << "timeout (ms)" << std::setw(value_width)
+            << (a.timeout ? a.timeout->count() : studentsvc::ClientOptions{}.timeout.count())
+            << (a.timeout ? "--timeout" : "default") << '\n';
+  std::cout << std::setw(name_width) << "retries" << std::setw(value_width)
+            << (a.retries ? *a.retries : studentsvc::RetryPolicy{}.max_attempts - 1)
+            << (a.retries ? "--retries" : "default") << '\n';
+
+  auto options = build_options(a, sources);
+  if (options) {
+    auto client = studentsvc::Client::create(std::move(*options));
+    if (!client) options = std::unexpected(client.error());
+  }
+  if (!options) {
+    std::cout << "check: failed\n";
+    return report("config", options.error());
+  }
+  std::cout << "check: ok\n";
+  return exit_ok;
+}
+
+}  // namespace studentsvc_cli

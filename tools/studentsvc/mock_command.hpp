@@ -1,0 +1,165 @@
+#pragma once
+// `studentsvc mock`: the bundled MockServer as a process, until SIGINT or SIGTERM,
+// with fixture students and tokens from a JSON file in the interface's own keys.
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <climits>
+#include <expected>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <studentsvc/studentsvc.hpp>
+#include <studentsvc/testing/mock_server.hpp>
+
+#include "cli_args.hpp"
+#include "exit_status.hpp"
+
+namespace studentsvc_cli {
+
+/// Fixture students and tokens, as the mock serves them.
+struct MockFixtures {
+  std::map<std::string, nlohmann::json> students;
+  std::map<std::string, std::string> jwts;
+};
+
+/// Reads `{"students": [{...}, ...], "tokens": {"JWT": "PERM"}}` (both keys
+/// optional; each student an object in the interface's keys with a 7-digit
+/// "perm"); the error says what is wrong in one line.
+[[nodiscard]] inline std::expected<MockFixtures, std::string> parse_mock_fixtures(std::string_view text) {
+  const auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) return std::unexpected("not valid JSON");
+  if (!j.is_object()) return std::unexpected("the top level must be an object with \"students\" and \"tokens\"");
+  MockFixtures out;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "students") {
+      if (!value.is_array()) return std::unexpected("\"students\" must be an array of student objects");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        const auto& s = value[i];
+        const std::string where = "students[" + std::to_string(i) + "]";
+        if (!s.is_object()) return std::unexpected(where + " is not an object");
+        const auto perm = s.find("perm");
+        if (perm == s.end() || !perm->is_string() || !studentsvc::is_valid_perm(perm->get<std::string>())) {
+          return std::unexpected(where + " has no 7-digit \"perm\" string");
+        }
+        if (!out.students.emplace(perm->get<std::string>(), s).second) {
+          return std::unexpected(where + ": perm " + perm->get<std::string>() + " appears twice");
+        }
+      }
+    } else if (key == "tokens") {
+      if (!value.is_object()) return std::unexpected("\"tokens\" must be an object of JWT: perm");
+      for (const auto& [jwt, perm] : value.items()) {
+        if (!perm.is_string()) return std::unexpected("tokens[\"" + jwt + "\"] must be a perm string");
+        out.jwts[jwt] = perm.get<std::string>();
+      }
+    } else {
+      return std::unexpected("unknown key \"" + key + "\" (expected \"students\" and \"tokens\")");
+    }
+  }
+  return out;
+}
+
+[[nodiscard]] inline std::expected<MockFixtures, std::string> read_mock_fixtures(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::unexpected("--students " + path + ": cannot open the file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  auto fixtures = parse_mock_fixtures(buffer.str());
+  if (!fixtures) return std::unexpected("--students " + path + ": " + fixtures.error());
+  return fixtures;
+}
+
+/// A value as a POSIX shell reads it back: single-quoted, `'` as `'\''`.
+[[nodiscard]] inline std::string shell_quoted(std::string_view value) {
+  std::string out = "'";
+  for (const char c : value) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+/// The `export` lines that point a program at `server`.
+[[nodiscard]] inline std::string mock_exports(const studentsvc::testing::MockServer& server,
+                                              const std::optional<std::string>& ca_bundle) {
+  const auto o = server.client_options();
+  std::string out;
+  auto line = [&](std::string_view name, std::string_view value) {
+    out += "export " + std::string(name) + "=" + shell_quoted(value) + "\n";
+  };
+  line("STUDENTSVC_BASE_URL", o.base_url);
+  line("STUDENTSVC_API_KEY", o.auth.api_key);
+  if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) line("STUDENTSVC_SVC_API_KEY", o.auth.svc_api_key);
+  if (o.auth.basic) {
+    line("STUDENTSVC_NETWORK_ID", o.auth.basic->network_id);
+    line("STUDENTSVC_PASSWORD", o.auth.basic->password);
+  }
+  if (o.allow_insecure_loopback) line("STUDENTSVC_ALLOW_INSECURE_LOOPBACK", "1");
+  if (ca_bundle) line("STUDENTSVC_CA_BUNDLE", *ca_bundle);
+  return out;
+}
+
+[[nodiscard]] inline int run_mock(const Args& a) {
+  if (a.tls_cert.has_value() != a.tls_key.has_value()) return usage_error("mock: --tls-cert and --tls-key go together");
+  studentsvc::testing::MockServerOptions options;
+  if (a.students_file) {
+    auto fixtures = read_mock_fixtures(*a.students_file);
+    if (!fixtures) {
+      error_line("mock: " + fixtures.error());
+      return exit_status(studentsvc::ErrorKind::invalid_argument);
+    }
+    options.students = std::move(fixtures->students);
+    options.jwts = std::move(fixtures->jwts);
+  }
+  options.latency = a.latency;
+  std::optional<std::string> ca_bundle;
+  if (a.tls_cert) {
+    for (const auto& file : {*a.tls_cert, *a.tls_key}) {
+      if (!std::ifstream(file)) {
+        error_line("mock: cannot read " + file);
+        return exit_status(studentsvc::ErrorKind::invalid_argument);
+      }
+    }
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(*a.tls_cert, ec);
+    ca_bundle = ec ? *a.tls_cert : absolute.string();
+  }
+
+  // Block the signals before the server's threads start, so they inherit the
+  // mask and only sigwait below sees SIGINT and SIGTERM.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  std::optional<studentsvc::testing::MockServer> server;
+  if (a.tls_cert) {
+    server.emplace(std::move(options), *a.tls_cert, *a.tls_key);
+  } else {
+    server.emplace(std::move(options));
+  }
+  if (!server->running()) {
+    error_line("mock: the mock server did not start");
+    return exit_internal;
+  }
+  std::cout << "studentsvc mock: listening on " << server->base_url() << " (stop with Ctrl-C or SIGTERM)\n"
+            << mock_exports(*server, ca_bundle) << std::flush;
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  server->stop();
+  std::cout << "studentsvc mock: stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
+  return exit_ok;
+}
+
+}  // namespace studentsvc_cli

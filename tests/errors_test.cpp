@@ -286,3 +286,33 @@ TEST_CASE("an error body nested a million deep maps by status, without a DOM of 
   CHECK(o.kind == ErrorKind::not_found);
   CHECK(o.message == "not found");  // not decoded: the status's own message
 }
+
+TEST_CASE("cancelled: its name, status 0 and never retryable", "[errors][cancelled]") {
+  CHECK(studentsvc::to_string(ErrorKind::cancelled) == "cancelled");
+  static_assert(studentsvc::to_string(ErrorKind::cancelled) == "cancelled");
+  const auto u = studentsvc::make_error(ErrorKind::cancelled, "stopped by the caller's stop_token");
+  CHECK(u.error().kind == ErrorKind::cancelled);
+  CHECK(u.error().status == 0);
+  CHECK_FALSE(u.error().retryable);
+  CHECK(studentsvc::to_string(u.error()) == "cancelled: stopped by the caller's stop_token");
+}
+
+TEST_CASE("TransportFailure: unspecified by default, a stable name for each", "[errors]") {
+  using studentsvc::TransportFailure;
+  CHECK(ApiError{}.transport_failure == TransportFailure::unspecified);
+  CHECK(studentsvc::make_error(ErrorKind::transport, "x").error().transport_failure == TransportFailure::unspecified);
+  CHECK(studentsvc::to_string(TransportFailure::unspecified) == "unspecified");
+  CHECK(studentsvc::to_string(TransportFailure::name_resolution) == "name_resolution");
+  CHECK(studentsvc::to_string(TransportFailure::connect) == "connect");
+  CHECK(studentsvc::to_string(TransportFailure::tls_handshake) == "tls_handshake");
+  CHECK(studentsvc::to_string(TransportFailure::tls_certificate) == "tls_certificate");
+  CHECK(studentsvc::to_string(TransportFailure::timeout) == "timeout");
+  CHECK(studentsvc::to_string(TransportFailure::connection_lost) == "connection_lost");
+  CHECK(studentsvc::to_string(TransportFailure::proxy) == "proxy");
+  CHECK(studentsvc::to_string(TransportFailure::body_too_large) == "body_too_large");
+  // It takes part in equality, like every other field.
+  ApiError a;
+  ApiError b;
+  b.transport_failure = TransportFailure::timeout;
+  CHECK_FALSE(a == b);
+}

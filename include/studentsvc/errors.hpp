@@ -24,6 +24,26 @@ enum class ErrorKind {
   not_found,         ///< 404: SimpleMessageModel.
   http_status,       ///< Any other non-2xx status.
   decode,            ///< A 2xx whose body is not the documented JSON.
+  /// Stopped before it finished (status 0, never retryable): its `std::stop_token`
+  /// was stopped, its client or transport was destroyed, or a batch stopped
+  /// early (fail-fast) and `message` names the error that stopped it.
+  cancelled,
+};
+
+/// @brief For ErrorKind::transport: the step that failed, when the transport
+/// says (CurlTransport does; a custom Transport may leave it `unspecified`).
+/// Lets a batch tell a failure every further request would repeat (the name
+/// does not resolve, TLS is refused) from one that may pass next time.
+enum class TransportFailure : unsigned char {
+  unspecified,      ///< Not said, or not a transport error.
+  name_resolution,  ///< The server's or the proxy's host name did not resolve.
+  connect,          ///< The TCP connection was refused or unreachable.
+  tls_handshake,    ///< The TLS handshake failed (no common protocol or cipher, ...).
+  tls_certificate,  ///< The server's or the proxy's certificate failed verification.
+  timeout,          ///< The connect or whole-request timeout passed.
+  connection_lost,  ///< Reset, closed mid-body, or no response at all.
+  proxy,            ///< The proxy refused the tunnel or failed.
+  body_too_large,   ///< The response body exceeded the configured cap.
 };
 
 /// @brief The stable lower-case name of a kind ("not_found", ...).
@@ -36,6 +56,23 @@ enum class ErrorKind {
     case ErrorKind::not_found: return "not_found";
     case ErrorKind::http_status: return "http_status";
     case ErrorKind::decode: return "decode";
+    case ErrorKind::cancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+/// @brief The stable lower-case name of a transport failure ("name_resolution", ...).
+[[nodiscard]] constexpr std::string_view to_string(TransportFailure failure) noexcept {
+  switch (failure) {
+    case TransportFailure::unspecified: return "unspecified";
+    case TransportFailure::name_resolution: return "name_resolution";
+    case TransportFailure::connect: return "connect";
+    case TransportFailure::tls_handshake: return "tls_handshake";
+    case TransportFailure::tls_certificate: return "tls_certificate";
+    case TransportFailure::timeout: return "timeout";
+    case TransportFailure::connection_lost: return "connection_lost";
+    case TransportFailure::proxy: return "proxy";
+    case TransportFailure::body_too_large: return "body_too_large";
   }
   return "unknown";
 }
@@ -62,6 +99,8 @@ struct ApiError {
   long long retry_after_ms = -1;
   /// How many attempts were made before giving up (0 when nothing was sent).
   int attempts = 0;
+  /// For ErrorKind::transport: which step failed, when the transport says.
+  TransportFailure transport_failure = TransportFailure::unspecified;
 
   friend bool operator==(const ApiError&, const ApiError&) = default;
 };
@@ -70,7 +109,7 @@ struct ApiError {
 
 /// @brief Shorthand for `std::unexpected(ApiError{...})` with kind and message.
 /// A transport error is marked retryable (set `retryable = false` on one that
-/// would fail the same way again); other kinds are not.
+/// would fail the same way again); other kinds, `cancelled` among them, are not.
 [[nodiscard]] inline std::unexpected<ApiError> make_error(ErrorKind kind, std::string message,
                                                           int status = 0) {
   ApiError e;

@@ -1,0 +1,334 @@
+#pragma once
+/// @file curl_event_loop.hpp
+/// @brief One event thread driving a curl multi handle: transfers submitted from
+/// any thread run concurrently on it (no thread per call), with a cap on how many
+/// are in flight, cancellation by id or `std::stop_token`, and a destructor that
+/// cancels what is left and waits.
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#endif
+
+namespace studentsvc::detail {
+
+/// How one submitted transfer ended.
+struct TransferOutcome {
+  /// libcurl's result; CURLE_ABORTED_BY_CALLBACK when `cancelled`.
+  CURLcode code = CURLE_OK;
+  /// True when it was stopped (cancel(), its stop_token, or the loop's
+  /// destruction) before it finished: nothing it received may be used.
+  bool cancelled = false;
+};
+
+/// A move-only `void(TransferOutcome)` callable (std::move_only_function is not
+/// in every standard library the SDK builds with), so a completion may own a
+/// std::promise or a unique_ptr.
+class TransferCompletion {
+ public:
+  TransferCompletion() = default;
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, TransferCompletion> &&
+             std::is_invocable_v<std::remove_cvref_t<F>&, TransferOutcome>)
+  TransferCompletion(F&& f)  // NOLINT(google-explicit-constructor): a lambda converts, as to std::function
+      : impl_(std::make_unique<Model<std::remove_cvref_t<F>>>(std::forward<F>(f))) {}
+
+  explicit operator bool() const noexcept { return impl_ != nullptr; }
+  void operator()(TransferOutcome outcome) { impl_->call(outcome); }
+
+ private:
+  struct Concept {
+    virtual ~Concept() = default;
+    virtual void call(TransferOutcome outcome) = 0;
+  };
+  template <class F>
+  struct Model final : Concept {
+    explicit Model(F&& f) : fn(std::move(f)) {}
+    explicit Model(const F& f) : fn(f) {}
+    void call(TransferOutcome outcome) override { fn(outcome); }
+    F fn;
+  };
+  std::unique_ptr<Concept> impl_;
+};
+
+/// @brief An event thread per owner that runs curl easy handles on one multi handle.
+///
+/// - `submit` is thread-safe. The thread starts on the first submit and is
+///   stopped and joined by the destructor.
+/// - The caller configures the easy handle (URL, headers, write callback,
+///   CURLOPT_TIMEOUT_MS, ...) and keeps it, and everything its callbacks use,
+///   alive until the completion has run. The loop never sets an option on it.
+/// - The completion runs exactly once, on the event thread, after the handle
+///   left the multi handle (the caller may reuse or free it from there). It
+///   must be short and must not block: every transfer waits while it runs. It
+///   may call submit() and cancel(). An exception it throws is caught and
+///   counted (completion_exceptions()), never propagated: the loop goes on.
+/// - At most `max_in_flight` transfers run at once; later ones wait in a FIFO
+///   queue and start as running ones finish.
+/// - cancel(id) or a stop request on the submit's stop_token ends the transfer,
+///   queued or in flight (mid-body too), with `cancelled` at the next turn of
+///   the loop (the loop is woken at once, so within milliseconds).
+/// - The destructor cancels every queued and in-flight transfer, runs their
+///   completions, then joins the thread. It must not run on the event thread
+///   (from a completion): that would be a join of itself.
+/// - libcurl's global init must have happened (curl_easy_init does it), which
+///   holds for any caller that has an easy handle to submit.
+class CurlEventLoop {
+ public:
+  using TransferId = std::uint64_t;
+
+  /// @brief `max_in_flight` 0 is taken as 1.
+  explicit CurlEventLoop(std::size_t max_in_flight = 64) : max_in_flight_(std::max<std::size_t>(max_in_flight, 1)) {}
+  ~CurlEventLoop() { shut_down(); }
+  CurlEventLoop(const CurlEventLoop&) = delete;
+  CurlEventLoop& operator=(const CurlEventLoop&) = delete;
+
+  /// @brief Queues `easy` and returns its id (never 0). `done` runs once on the
+  /// event thread with how it ended. A null `easy`, or a handle that is already
+  /// running here, completes with CURLE_BAD_FUNCTION_ARGUMENT without running.
+  /// A `stop` already stopped completes it as cancelled without running.
+  TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop = {}) {
+    auto transfer = std::make_unique<Transfer>();
+    transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
+    transfer->easy = easy;
+    transfer->done = std::move(done);
+    const TransferId id = transfer->id;
+    // Registered before the transfer is queued (a stop_callback whose token is
+    // already stopped runs here, at once); the check under the lock below
+    // catches a stop that came before the transfer could be found.
+    if (stop.stop_possible()) transfer->on_stop.emplace(stop, Canceller{this, id});
+    CURLM* multi = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      if (stop.stop_requested()) transfer->cancel_requested = true;
+      queue_.push_back(std::move(transfer));
+      start_locked();
+      multi = multi_;
+    }
+    curl_multi_wakeup(multi);
+    return id;
+  }
+
+  /// @brief Cancels the transfer `id` if it is queued or in flight (it completes
+  /// as cancelled); no effect once it has completed. Thread-safe.
+  void cancel(TransferId id) {
+    CURLM* multi = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      if (multi_ == nullptr) return;  // nothing was ever submitted
+      cancel_requests_.push_back(id);
+      multi = multi_;
+    }
+    curl_multi_wakeup(multi);
+  }
+
+  /// @brief Transfers submitted and not yet completed (queued or in flight).
+  [[nodiscard]] std::size_t pending() const {
+    const std::lock_guard lock(mutex_);
+    return queue_.size() + in_flight_;
+  }
+  /// @brief Transfers running on the multi handle now.
+  [[nodiscard]] std::size_t in_flight() const {
+    const std::lock_guard lock(mutex_);
+    return in_flight_;
+  }
+  /// @brief The largest number in flight at once so far.
+  [[nodiscard]] std::size_t peak_in_flight() const {
+    const std::lock_guard lock(mutex_);
+    return peak_in_flight_;
+  }
+  /// @brief The cap on transfers in flight.
+  [[nodiscard]] std::size_t max_in_flight() const noexcept { return max_in_flight_; }
+  /// @brief True once the event thread has started (the first submit).
+  [[nodiscard]] bool started() const {
+    const std::lock_guard lock(mutex_);
+    return thread_.joinable();
+  }
+  /// @brief How many completions threw (each exception was swallowed).
+  [[nodiscard]] std::size_t completion_exceptions() const noexcept {
+    return completion_exceptions_.load(std::memory_order_relaxed);
+  }
+  /// @brief The event thread's name, as /proc/self/task/<tid>/comm shows it on Linux.
+  static constexpr const char* thread_name = "studentsvc-curl";
+
+ private:
+  struct Canceller {
+    CurlEventLoop* loop;
+    TransferId id;
+    void operator()() const noexcept { loop->cancel(id); }
+  };
+
+  struct Transfer {
+    TransferId id = 0;
+    CURL* easy = nullptr;
+    TransferCompletion done;
+    bool cancel_requested = false;
+    std::optional<std::stop_callback<Canceller>> on_stop;
+  };
+  using TransferPtr = std::unique_ptr<Transfer>;
+
+  // Starts the multi handle and the thread on first use (mutex_ held).
+  void start_locked() {
+    if (thread_.joinable() || stopping_) return;
+    multi_ = curl_multi_init();
+    thread_ = std::thread([this] { run(); });
+  }
+
+  void shut_down() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (!thread_.joinable()) return;  // never started: nothing queued
+      stopping_ = true;
+    }
+    curl_multi_wakeup(multi_);
+    thread_.join();
+    const std::lock_guard lock(mutex_);
+    curl_multi_cleanup(multi_);
+    multi_ = nullptr;
+  }
+
+  // Runs the completion (outside mutex_), then frees the transfer, whose
+  // stop_callback's destructor may wait for a concurrent stop request to finish.
+  void complete(TransferPtr transfer, TransferOutcome outcome) {
+    if (transfer->done) {
+      try {
+        transfer->done(outcome);
+      } catch (...) {
+        // A throwing completion is a caller bug; the other transfers must go on.
+        completion_exceptions_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    transfer.reset();
+  }
+
+  void finish_active(CURL* easy, TransferOutcome outcome) {
+    const auto it = active_.find(easy);
+    if (it == active_.end()) return;
+    TransferPtr transfer = std::move(it->second);
+    active_.erase(it);
+    curl_multi_remove_handle(multi_, easy);
+    {
+      const std::lock_guard lock(mutex_);
+      --in_flight_;
+    }
+    complete(std::move(transfer), outcome);
+  }
+
+  // Applies cancel requests and a shutdown, then starts queued transfers up
+  // to the cap. Completions run with mutex_ released.
+  void admit() {
+    static constexpr TransferOutcome cancelled{CURLE_ABORTED_BY_CALLBACK, true};
+    std::vector<TransferId> cancels;
+    std::vector<TransferPtr> dropped;
+    bool stopping = false;
+    {
+      const std::lock_guard lock(mutex_);
+      cancels.swap(cancel_requests_);
+      stopping = stopping_;
+      for (auto it = queue_.begin(); it != queue_.end();) {
+        const bool hit = stopping || (*it)->cancel_requested ||
+                         std::find(cancels.begin(), cancels.end(), (*it)->id) != cancels.end();
+        if (hit) {
+          dropped.push_back(std::move(*it));
+          it = queue_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& t : dropped) complete(std::move(t), cancelled);
+    dropped.clear();
+    std::vector<CURL*> to_cancel;
+    for (const auto& [easy, transfer] : active_) {
+      if (stopping || std::find(cancels.begin(), cancels.end(), transfer->id) != cancels.end()) {
+        to_cancel.push_back(easy);
+      }
+    }
+    for (CURL* easy : to_cancel) finish_active(easy, cancelled);
+    if (stopping) return;  // the queue drains as cancelled on the next turn
+    for (;;) {
+      TransferPtr next;
+      {
+        const std::lock_guard lock(mutex_);
+        if (queue_.empty() || in_flight_ >= max_in_flight_) return;
+        next = std::move(queue_.front());
+        queue_.pop_front();
+        ++in_flight_;
+        peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+      }
+      CURL* easy = next->easy;
+      const bool refused = easy == nullptr || active_.contains(easy) ||
+                           curl_multi_add_handle(multi_, easy) != CURLM_OK;
+      if (refused) {
+        {
+          const std::lock_guard lock(mutex_);
+          --in_flight_;
+        }
+        complete(std::move(next), TransferOutcome{CURLE_BAD_FUNCTION_ARGUMENT, false});
+        continue;
+      }
+      active_.emplace(easy, std::move(next));
+    }
+  }
+
+  void run() {
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), thread_name);
+#endif
+    for (;;) {
+      admit();
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+        if (msg->msg == CURLMSG_DONE) finish_active(msg->easy_handle, TransferOutcome{msg->data.result, false});
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        if (stopping_ && queue_.empty() && active_.empty()) return;
+        // Submissions and cancels made by completions above: take them now.
+        if (!cancel_requests_.empty() || (stopping_ && !queue_.empty()) ||
+            (!queue_.empty() && in_flight_ < max_in_flight_)) {
+          continue;
+        }
+      }
+      // libcurl shortens the wait to its own next timeout; submit(), cancel()
+      // and the destructor end it early with curl_multi_wakeup.
+      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+    }
+  }
+
+  const std::size_t max_in_flight_;
+  std::atomic<TransferId> next_id_{1};
+  std::atomic<std::size_t> completion_exceptions_{0};
+
+  mutable std::mutex mutex_;  // guards the members below it, up to active_
+  std::deque<TransferPtr> queue_;
+  std::vector<TransferId> cancel_requests_;
+  std::size_t in_flight_ = 0;
+  std::size_t peak_in_flight_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+  CURLM* multi_ = nullptr;  // set once, before the thread starts; freed after it is joined
+
+  // Event thread only.
+  std::unordered_map<CURL*, TransferPtr> active_;
+};
+
+}  // namespace studentsvc::detail

@@ -1,0 +1,482 @@
+// Tests for detail/curl_event_loop.hpp against raw servers on 127.0.0.1 that
+// the tests start: 64 transfers on one event thread, the in-flight cap,
+// cancellation (by id and stop_token, in flight mid-body and queued),
+// destruction with transfers in flight, a throwing completion, a timeout and
+// bad input. Labelled `concurrency`: ThreadSanitizer runs it.
+
+#include <catch2/catch.hpp>
+
+#include <curl/curl.h>
+#include <dirent.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <studentsvc/detail/curl_event_loop.hpp>
+
+#include "support/raw_server.hpp"
+
+using namespace std::chrono_literals;
+using studentsvc::detail::CurlEventLoop;
+using studentsvc::detail::TransferOutcome;
+using studentsvc::test::RawServer;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// One easy handle aimed at `url`, keeping what it receives. The write callback
+// runs on the event thread; `body_started` lets the test see it from outside.
+struct Request {
+  explicit Request(const std::string& url) : handle(curl_easy_init()) {
+    curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, &Request::on_body);
+    curl_easy_setopt(handle, CURLOPT_WRITEDATA, this);
+  }
+  ~Request() { curl_easy_cleanup(handle); }
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
+  static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* self) {
+    auto* r = static_cast<Request*>(self);
+    r->body.append(data, size * count);
+    r->body_started = true;
+    return size * count;
+  }
+
+  CURL* handle;
+  std::string body;  // written on the event thread, read after the completion
+  std::atomic<bool> body_started{false};
+};
+
+// What one completion saw, readable from the test thread once `done` is ready.
+struct Seen {
+  std::promise<TransferOutcome> promise;
+  std::future<TransferOutcome> done = promise.get_future();
+  studentsvc::detail::TransferCompletion completion() {
+    return [this](TransferOutcome o) { promise.set_value(o); };
+  }
+};
+
+// Names of this process's threads (/proc/self/task/<tid>/comm).
+std::vector<std::string> thread_names() {
+  std::vector<std::string> names;
+  DIR* dir = ::opendir("/proc/self/task");
+  if (dir == nullptr) return names;
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  ::closedir(dir);
+  return names;
+}
+
+std::size_t engine_threads() {
+  std::size_t n = 0;
+  for (const auto& name : thread_names()) n += name == CurlEventLoop::thread_name ? 1U : 0U;
+  return n;
+}
+
+// Waits up to `limit` for `pred`, polling.
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds limit = 10s) {
+  const auto end = Clock::now() + limit;
+  while (!pred()) {
+    if (Clock::now() > end) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// A server whose every connection reads its request, sends the head of a
+// 1,000,000-byte body and 10 bytes of it, then stalls until the server stops.
+RawServer stalling_mid_body_server() {
+  return RawServer([](int fd, int) {
+    if (RawServer::read_request(fd).empty()) return;
+    RawServer::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n0123456789");
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 30'000);  // returns when the client hangs up (or after 30 s)
+  });
+}
+
+}  // namespace
+
+TEST_CASE("64 concurrent transfers run on one event thread", "[event_loop][concurrency]") {
+  constexpr int transfers = 64;
+  std::atomic<int> arrived{0};
+  std::atomic<bool> release{false};
+  RawServer server([&](int fd, int) {
+    const std::string request = RawServer::read_request(fd);
+    if (request.empty()) return;
+    ++arrived;
+    for (int i = 0; i < 5000 && !release; ++i) std::this_thread::sleep_for(2ms);
+    RawServer::write_all(fd, RawServer::response(200, RawServer::target_of(request)));
+  });
+  const std::size_t threads_before = thread_names().size();  // the server's accept thread included
+  CHECK(engine_threads() == 0);
+  {
+    CurlEventLoop loop(transfers);
+    CHECK_FALSE(loop.started());
+    std::vector<std::unique_ptr<Request>> requests;
+    std::vector<std::unique_ptr<Seen>> seen;
+    for (int i = 0; i < transfers; ++i) {
+      requests.push_back(std::make_unique<Request>(server.base_url() + "/n/" + std::to_string(i)));
+      seen.push_back(std::make_unique<Seen>());
+      CHECK(loop.submit(requests.back()->handle, seen.back()->completion()) != 0);
+    }
+    CHECK(loop.started());
+    // Every transfer is in flight at once: all 64 reached the server.
+    REQUIRE(eventually([&] { return arrived == transfers; }));
+    const std::size_t threads_during = thread_names().size();
+    const std::size_t engine_during = engine_threads();
+    release = true;
+    for (int i = 0; i < transfers; ++i) {
+      REQUIRE(seen[static_cast<std::size_t>(i)]->done.wait_for(10s) == std::future_status::ready);
+      const TransferOutcome o = seen[static_cast<std::size_t>(i)]->done.get();
+      CHECK(o.code == CURLE_OK);
+      CHECK_FALSE(o.cancelled);
+      CHECK(requests[static_cast<std::size_t>(i)]->body == "/n/" + std::to_string(i));
+    }
+    std::printf("MEASURED event_loop threads: before=%zu during=%zu (64 server workers + engine) engine=%zu\n",
+                threads_before, threads_during, engine_during);
+    CHECK(engine_during == 1);
+    // The 64 server handlers and the one event thread: no thread per transfer.
+    CHECK(threads_during == threads_before + static_cast<std::size_t>(transfers) + 1);
+    CHECK(loop.peak_in_flight() == static_cast<std::size_t>(transfers));
+    CHECK(loop.pending() == 0);
+  }
+  CHECK(engine_threads() == 0);  // joined by the destructor
+}
+
+TEST_CASE("the in-flight cap queues the rest and starts them as others finish", "[event_loop][concurrency]") {
+  std::atomic<int> open{0};
+  std::atomic<int> most_open{0};
+  RawServer server([&](int fd, int) {
+    const std::string request = RawServer::read_request(fd);
+    if (request.empty()) return;
+    const int now = ++open;
+    int seen = most_open.load();
+    while (now > seen && !most_open.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(20ms);
+    --open;
+    RawServer::write_all(fd, RawServer::response(200, "ok", "Connection: close\r\n"));
+  });
+  CurlEventLoop loop(4);
+  CHECK(loop.max_in_flight() == 4);
+  std::vector<std::unique_ptr<Request>> requests;
+  std::vector<std::unique_ptr<Seen>> seen;
+  for (int i = 0; i < 24; ++i) {
+    requests.push_back(std::make_unique<Request>(server.base_url() + "/"));
+    seen.push_back(std::make_unique<Seen>());
+    loop.submit(requests.back()->handle, seen.back()->completion());
+  }
+  for (auto& s : seen) {
+    REQUIRE(s->done.wait_for(10s) == std::future_status::ready);
+    CHECK(s->done.get().code == CURLE_OK);
+  }
+  CHECK(loop.peak_in_flight() == 4);
+  CHECK(most_open <= 4);
+  CHECK(server.connections() == 24);
+  CHECK(CurlEventLoop(0).max_in_flight() == 1);
+}
+
+TEST_CASE("a stop request ends a transfer mid-body, fast", "[event_loop][concurrency][cancel]") {
+  RawServer server = stalling_mid_body_server();
+  CurlEventLoop loop;
+  Request request(server.base_url() + "/slow");
+  Seen seen;
+  std::stop_source stop;
+  loop.submit(request.handle, seen.completion(), stop.get_token());
+  REQUIRE(eventually([&] { return request.body_started.load(); }));  // the body has begun
+  const auto start = Clock::now();
+  stop.request_stop();
+  REQUIRE(seen.done.wait_for(5s) == std::future_status::ready);
+  const double took = ms_since(start);
+  const TransferOutcome o = seen.done.get();
+  std::printf("MEASURED event_loop cancel in flight mid-body (stop_token): %.2f ms\n", took);
+  CHECK(o.cancelled);
+  CHECK(o.code == CURLE_ABORTED_BY_CALLBACK);
+  CHECK(took < 1000.0);
+  CHECK(request.body == "0123456789");
+  CHECK(loop.pending() == 0);
+}
+
+TEST_CASE("cancel(id) ends a transfer mid-body; an unknown or finished id is ignored", "[event_loop][concurrency][cancel]") {
+  RawServer server = stalling_mid_body_server();
+  CurlEventLoop loop;
+  loop.cancel(12345);  // before anything was submitted: no effect, no thread
+  CHECK_FALSE(loop.started());
+  Request request(server.base_url() + "/slow");
+  Seen seen;
+  const auto id = loop.submit(request.handle, seen.completion());
+  REQUIRE(eventually([&] { return request.body_started.load(); }));
+  loop.cancel(id + 1000);  // no such transfer
+  CHECK(seen.done.wait_for(100ms) == std::future_status::timeout);
+  const auto start = Clock::now();
+  loop.cancel(id);
+  REQUIRE(seen.done.wait_for(5s) == std::future_status::ready);
+  const double took = ms_since(start);
+  std::printf("MEASURED event_loop cancel in flight mid-body (id): %.2f ms\n", took);
+  CHECK(seen.done.get().cancelled);
+  CHECK(took < 1000.0);
+  loop.cancel(id);  // already completed: ignored, the completion is not called again
+  std::this_thread::sleep_for(20ms);
+  CHECK(loop.pending() == 0);
+}
+
+TEST_CASE("a stop request ends a queued transfer without sending it", "[event_loop][concurrency][cancel]") {
+  RawServer server = stalling_mid_body_server();
+  CurlEventLoop loop(1);
+  Request first(server.base_url() + "/first");
+  Request queued(server.base_url() + "/queued");
+  Seen first_seen;
+  Seen queued_seen;
+  const auto first_id = loop.submit(first.handle, first_seen.completion());
+  std::stop_source stop;
+  loop.submit(queued.handle, queued_seen.completion(), stop.get_token());
+  REQUIRE(eventually([&] { return first.body_started.load(); }));
+  CHECK(loop.pending() == 2);
+  CHECK(loop.in_flight() == 1);
+  const auto start = Clock::now();
+  stop.request_stop();
+  REQUIRE(queued_seen.done.wait_for(5s) == std::future_status::ready);
+  const double took = ms_since(start);
+  std::printf("MEASURED event_loop cancel queued (stop_token): %.2f ms\n", took);
+  CHECK(queued_seen.done.get().cancelled);
+  CHECK(took < 1000.0);
+  CHECK(queued.body.empty());
+  CHECK(server.connections() == 1);  // the queued one never connected
+  CHECK(first_seen.done.wait_for(50ms) == std::future_status::timeout);  // the other runs on
+  loop.cancel(first_id);
+  REQUIRE(first_seen.done.wait_for(5s) == std::future_status::ready);
+  CHECK(first_seen.done.get().cancelled);
+}
+
+TEST_CASE("a token stopped before submit completes as cancelled without connecting", "[event_loop][concurrency][cancel]") {
+  RawServer server = stalling_mid_body_server();
+  CurlEventLoop loop;
+  Request request(server.base_url() + "/never");
+  Seen seen;
+  std::stop_source stop;
+  stop.request_stop();
+  loop.submit(request.handle, seen.completion(), stop.get_token());
+  REQUIRE(seen.done.wait_for(5s) == std::future_status::ready);
+  CHECK(seen.done.get().cancelled);
+  std::this_thread::sleep_for(50ms);
+  CHECK(server.connections() == 0);
+}
+
+TEST_CASE("stop requests racing submits: every completion runs exactly once", "[event_loop][concurrency][cancel]") {
+  RawServer server([](int fd, int) {
+    for (;;) {
+      const std::string request = RawServer::read_request(fd, 2000ms);
+      if (request.empty() || !RawServer::write_all(fd, RawServer::response(200, "ok"))) return;
+    }
+  });
+  CurlEventLoop loop(8);
+  constexpr int count = 200;
+  std::vector<std::unique_ptr<Request>> requests;
+  std::vector<std::stop_source> stops(count);
+  std::vector<std::atomic<int>> calls(count);
+  std::atomic<int> completed{0};
+  for (int i = 0; i < count; ++i) requests.push_back(std::make_unique<Request>(server.base_url() + "/"));
+  std::thread stopper([&] {
+    for (int i = 0; i < count; i += 2) {
+      stops[static_cast<std::size_t>(i)].request_stop();
+      std::this_thread::yield();
+    }
+  });
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    loop.submit(
+        requests[k]->handle,
+        [&, k](TransferOutcome o) {
+          ++calls[k];
+          ++completed;
+          if (!o.cancelled) CHECK(o.code == CURLE_OK);
+        },
+        stops[k].get_token());
+  }
+  stopper.join();
+  REQUIRE(eventually([&] { return completed == count; }));
+  std::this_thread::sleep_for(20ms);
+  for (int i = 0; i < count; ++i) CHECK(calls[static_cast<std::size_t>(i)] == 1);
+}
+
+TEST_CASE("destroying the loop with transfers in flight and queued cancels them all and waits",
+          "[event_loop][concurrency][cancel]") {
+  RawServer server = stalling_mid_body_server();
+  std::vector<std::unique_ptr<Request>> requests;
+  std::atomic<int> cancelled{0};
+  std::atomic<int> other{0};
+  double took = 0;
+  {
+    std::optional<CurlEventLoop> loop(std::in_place, 8);
+    for (int i = 0; i < 16; ++i) {
+      requests.push_back(std::make_unique<Request>(server.base_url() + "/"));
+      loop->submit(requests.back()->handle, [&](TransferOutcome o) { ++(o.cancelled ? cancelled : other); });
+    }
+    REQUIRE(eventually([&] {
+      int started = 0;
+      for (const auto& r : requests) started += r->body_started ? 1 : 0;
+      return started == 8;
+    }));
+    const auto start = Clock::now();
+    // The destructor runs here, with 8 in flight mid-body and 8 queued.
+    loop.reset();
+    took = ms_since(start);
+  }
+  std::printf("MEASURED event_loop destroy with 8 in flight + 8 queued: %.2f ms\n", took);
+  CHECK(cancelled == 16);
+  CHECK(other == 0);
+  CHECK(took < 1000.0);
+  CHECK(server.connections() == 8);
+  CHECK(engine_threads() == 0);
+}
+
+TEST_CASE("a completion that throws does not stop the loop", "[event_loop][concurrency]") {
+  RawServer server([&](int fd, int) {
+    server.serve(fd, [](const std::string&, int) { return RawServer::response(200, "ok"); });
+  });
+  CurlEventLoop loop;
+  Request first(server.base_url() + "/a");
+  loop.submit(first.handle, [](TransferOutcome) { throw std::runtime_error("caller bug"); });
+  REQUIRE(eventually([&] { return loop.completion_exceptions() == 1; }));
+  Request second(server.base_url() + "/b");
+  Seen seen;
+  loop.submit(second.handle, seen.completion());
+  REQUIRE(seen.done.wait_for(10s) == std::future_status::ready);
+  CHECK(seen.done.get().code == CURLE_OK);
+  CHECK(second.body == "ok");
+  CHECK(loop.completion_exceptions() == 1);
+  // A throw of a non-std type is caught too.
+  Request third(server.base_url() + "/c");
+  loop.submit(third.handle, [](TransferOutcome) { throw 42; });
+  REQUIRE(eventually([&] { return loop.completion_exceptions() == 2; }));
+  CHECK(loop.pending() == 0);
+}
+
+TEST_CASE("a transfer past its CURLOPT_TIMEOUT_MS completes with a timeout, not cancelled", "[event_loop][concurrency]") {
+  RawServer server = stalling_mid_body_server();
+  CurlEventLoop loop;
+  Request request(server.base_url() + "/slow");
+  curl_easy_setopt(request.handle, CURLOPT_TIMEOUT_MS, 200L);
+  Seen seen;
+  const auto start = Clock::now();
+  loop.submit(request.handle, seen.completion());
+  REQUIRE(seen.done.wait_for(10s) == std::future_status::ready);
+  const double took = ms_since(start);
+  const TransferOutcome o = seen.done.get();
+  CHECK(o.code == CURLE_OPERATION_TIMEDOUT);
+  CHECK_FALSE(o.cancelled);
+  CHECK(took >= 150.0);
+  CHECK(took < 5000.0);
+}
+
+TEST_CASE("a refused connection completes with libcurl's code", "[event_loop][concurrency]") {
+  CurlEventLoop loop;
+  Request request("http://127.0.0.1:" + std::to_string(studentsvc::test::closed_loopback_port()) + "/");
+  Seen seen;
+  loop.submit(request.handle, seen.completion());
+  REQUIRE(seen.done.wait_for(10s) == std::future_status::ready);
+  const TransferOutcome o = seen.done.get();
+  CHECK(o.code == CURLE_COULDNT_CONNECT);
+  CHECK_FALSE(o.cancelled);
+}
+
+TEST_CASE("bad input: a null handle, or one already running, completes with an error", "[event_loop][concurrency]") {
+  RawServer server = stalling_mid_body_server();
+  CurlEventLoop loop;
+  Seen null_seen;
+  loop.submit(nullptr, null_seen.completion());
+  REQUIRE(null_seen.done.wait_for(5s) == std::future_status::ready);
+  const TransferOutcome n = null_seen.done.get();
+  CHECK(n.code == CURLE_BAD_FUNCTION_ARGUMENT);
+  CHECK_FALSE(n.cancelled);
+
+  Request request(server.base_url() + "/slow");
+  Seen first;
+  Seen twice;
+  const auto id = loop.submit(request.handle, first.completion());
+  REQUIRE(eventually([&] { return request.body_started.load(); }));
+  loop.submit(request.handle, twice.completion());  // the same handle, still running
+  REQUIRE(twice.done.wait_for(5s) == std::future_status::ready);
+  CHECK(twice.done.get().code == CURLE_BAD_FUNCTION_ARGUMENT);
+  CHECK(first.done.wait_for(50ms) == std::future_status::timeout);  // the running one is untouched
+  loop.cancel(id);
+  REQUIRE(first.done.wait_for(5s) == std::future_status::ready);
+  CHECK(first.done.get().cancelled);
+  // An empty completion is allowed: the transfer runs and nothing is called.
+  Request quiet(server.base_url() + "/quiet");
+  const auto quiet_id = loop.submit(quiet.handle, {});
+  REQUIRE(eventually([&] { return quiet.body_started.load(); }));
+  loop.cancel(quiet_id);
+  REQUIRE(eventually([&] { return loop.pending() == 0; }));
+}
+
+TEST_CASE("completions run on the event thread and may submit more", "[event_loop][concurrency]") {
+  RawServer server([&](int fd, int) {
+    server.serve(fd, [](const std::string& request, int) {
+      return RawServer::response(200, RawServer::target_of(request));
+    });
+  });
+  CurlEventLoop loop;
+  Request first(server.base_url() + "/first");
+  Request second(server.base_url() + "/second");
+  std::mutex mutex;
+  std::vector<std::thread::id> ran_on;
+  Seen seen;
+  loop.submit(first.handle, [&](TransferOutcome o) {
+    {
+      const std::lock_guard lock(mutex);
+      ran_on.push_back(std::this_thread::get_id());
+    }
+    CHECK(o.code == CURLE_OK);
+    // A follow-up (a retry, the next page) submitted from inside a completion.
+    loop.submit(second.handle, [&](TransferOutcome o2) {
+      {
+        const std::lock_guard lock(mutex);
+        ran_on.push_back(std::this_thread::get_id());
+      }
+      seen.promise.set_value(o2);
+    });
+  });
+  REQUIRE(seen.done.wait_for(10s) == std::future_status::ready);
+  CHECK(seen.done.get().code == CURLE_OK);
+  CHECK(first.body == "/first");
+  CHECK(second.body == "/second");
+  const std::lock_guard lock(mutex);
+  REQUIRE(ran_on.size() == 2);
+  CHECK(ran_on[0] == ran_on[1]);
+  CHECK(ran_on[0] != std::this_thread::get_id());
+}
+
+TEST_CASE("a loop never used starts no thread", "[event_loop]") {
+  const std::size_t before = engine_threads();
+  {
+    const CurlEventLoop loop;
+    CHECK_FALSE(loop.started());
+    CHECK(loop.pending() == 0);
+    CHECK(loop.completion_exceptions() == 0);
+  }
+  CHECK(engine_threads() == before);
+}

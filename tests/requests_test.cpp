@@ -8,7 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -458,4 +460,54 @@ TEST_CASE("the conversation's idempotent flag reaches the HttpRequest; student l
   CHECK(conversation_ok("https://h", c).idempotent);
   CHECK(get_ok("https://h").idempotent);
   CHECK(current_ok("https://h").idempotent);
+}
+
+TEST_CASE("traceparent: off by default, nothing is sent", "[requests][trace]") {
+  CHECK_FALSE(get_ok("https://h").headers.contains("traceparent"));
+  CHECK_FALSE(current_ok("https://h").headers.contains("traceparent"));
+  CHECK_FALSE(conversation_ok("https://h").headers.contains("traceparent"));
+}
+
+TEST_CASE("traceparent: with send_traceparent every request gets a fresh valid one", "[requests][trace]") {
+  auto o = options();
+  o.send_traceparent = true;
+  const auto a = get_ok("https://h", "1234567", o);
+  const auto b = current_ok("https://h", "jwt", o);
+  const auto c = conversation_ok("https://h", {}, o);
+  std::vector<std::string> seen;
+  for (const auto* r : {&a, &b, &c}) {
+    const auto v = r->headers.find("traceparent");
+    REQUIRE(v);
+    CAPTURE(*v);
+    CHECK(studentsvc::detail::is_valid_traceparent(*v));
+    CHECK(v->starts_with("00-"));
+    CHECK(v->ends_with("-01"));  // sampled
+    seen.emplace_back(*v);
+  }
+  CHECK(seen[0].substr(3, 32) != seen[1].substr(3, 32));  // a new trace per request
+  CHECK(seen[1] != seen[2]);
+}
+
+TEST_CASE("traceparent: the caller's value joins the caller's trace, checked first", "[requests][trace]") {
+  const std::string theirs = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  CallOptions call;
+  call.traceparent = theirs;
+  CHECK(get_ok("https://h", "1234567", options(), call).headers.find("traceparent") ==
+        std::optional<std::string_view>(theirs));
+  ConversationRequest conv;
+  conv.call.traceparent = theirs;
+  CHECK(conversation_ok("https://h", conv).headers.find("traceparent") == std::optional<std::string_view>(theirs));
+
+  const std::string bad = GENERATE(std::string(""), std::string("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+                                   std::string("00-00000000000000000000000000000000-00f067aa0ba902b7-01"),
+                                   std::string("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"),
+                                   std::string("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"),
+                                   std::string("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\nX: y"),
+                                   std::string("00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+  CAPTURE(bad);
+  call.traceparent = bad;
+  auto r = studentsvc::build_get_student_request(parse("https://h"), options(), "1234567", call);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::invalid_argument);
+  CHECK_THAT(r.error().message, Catch::Contains("traceparent"));
 }

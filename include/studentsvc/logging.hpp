@@ -75,10 +75,10 @@ struct Logger {
 }
 
 /// @brief Header names whose values may be logged; every other value is redacted.
-inline constexpr std::array<std::string_view, 14> loggable_header_names = {
+inline constexpr std::array<std::string_view, 15> loggable_header_names = {
     "accept",         "accept-encoding", "cache-control", "connection", "content-length",
     "content-type",   "date",            "retry-after",   "server",     "svc-api-version",
-    "transfer-encoding", "user-agent",   "x-request-id",  "x-correlation-id"};
+    "transfer-encoding", "user-agent",   "x-request-id",  "x-correlation-id", "traceparent"};
 
 /// @brief True when `name` is on the allow-list (case-insensitive).
 [[nodiscard]] constexpr bool is_loggable_header(std::string_view name) noexcept {

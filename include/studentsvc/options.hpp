@@ -92,6 +92,10 @@ struct ClientOptions {
   std::size_t max_response_header_bytes = default_max_response_header_bytes;
   RetryPolicy retry;  ///< Retries of idempotent calls.
   Logger logger;      ///< Logging hook; off by default; headers redacted.
+  /// Sends a W3C `traceparent` (Trace Context) with every request: the call's
+  /// CallOptions::traceparent, else a fresh one. Off by default: the interface
+  /// does not mention tracing, so nothing is sent that it did not ask for.
+  bool send_traceparent = false;
   /// The HTTP stack; null: a CurlTransport built from the fields above.
   std::shared_ptr<Transport> transport;
 
@@ -183,6 +187,10 @@ struct CallOptions {
   std::optional<std::size_t> max_response_bytes;             ///< Overrides ClientOptions::max_response_bytes.
   std::optional<std::size_t> max_response_header_bytes;      ///< Overrides ClientOptions::max_response_header_bytes.
   std::optional<RetryPolicy> retry;                          ///< Overrides ClientOptions::retry.
+  /// The caller's W3C `traceparent` (`00-<trace-id>-<parent-id>-<flags>`), so
+  /// the call joins the caller's trace; sent even when
+  /// ClientOptions::send_traceparent is off. Another form is invalid_argument.
+  std::optional<std::string> traceparent;
 };
 
 }  // namespace studentsvc

@@ -12,6 +12,7 @@
 #include <studentsvc/auth.hpp>
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/header_validation.hpp>
+#include <studentsvc/detail/trace_context.hpp>
 #include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
@@ -72,19 +73,36 @@ enum class ClientLimits { check, checked };
   return client_unchecked ? validate_policy(client.retry) : Result<void>{};
 }
 
+/// `traceparent`: the call's own (checked), else a fresh one when the client
+/// sends trace context, else none.
+[[nodiscard]] inline Result<void> apply_trace_context(Headers& headers, const ClientOptions& client,
+                                                      const CallOptions& call) {
+  if (call.traceparent) {
+    if (!is_valid_traceparent(*call.traceparent)) {
+      return make_error(ErrorKind::invalid_argument,
+                        "traceparent must be W3C version 00: 00-<32 hex>-<16 hex>-<2 hex>, lower-case, ids not zero");
+    }
+    headers.set("traceparent", *call.traceparent);
+  } else if (client.send_traceparent) {
+    headers.set("traceparent", make_traceparent());
+  }
+  return {};
+}
+
 [[nodiscard]] inline Result<HttpRequest> build_student_request(const BaseUrl& base, const ClientOptions& client,
                                                               Endpoint endpoint, std::string url_path,
                                                               std::string_view user_jwt, const CallOptions& call,
                                                               ClientLimits limits) {
   HttpRequest request;
   request.url = base.join(url_path);
-  request.headers.reserve(7);
+  request.headers.reserve(8);
   if (auto r = client.auth.apply(endpoint, user_jwt, request.headers); !r) return std::unexpected(std::move(r.error()));
   const std::string& version = call.api_version ? *call.api_version : client.api_version;
   if (version.empty()) return make_error(ErrorKind::invalid_argument, "svc-api-version must not be empty");
   request.headers.set("svc-api-version", version);
   request.headers.set("Accept", "application/json, text/json");
   request.headers.set("User-Agent", std::string(user_agent));
+  if (auto r = apply_trace_context(request.headers, client, call); !r) return std::unexpected(std::move(r.error()));
   if (auto r = apply_limits(request, client, call, limits); !r) return std::unexpected(std::move(r.error()));
   if (auto r = validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
   return request;
@@ -127,6 +145,9 @@ enum class ClientLimits { check, checked };
   if (!conversation.body.empty() || !conversation.content_type.empty()) {
     request.headers.set("Content-Type",
                         conversation.content_type.empty() ? std::string("application/json") : conversation.content_type);
+  }
+  if (auto r = apply_trace_context(request.headers, client, conversation.call); !r) {
+    return std::unexpected(std::move(r.error()));
   }
   request.body = conversation.body;
   // The transport must never send a request twice unless the caller said it is safe.

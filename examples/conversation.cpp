@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include <studentsvc/json.hpp>  // RawResponse::json() (left out of the umbrella in compiled mode)
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>  // only for --mock
 

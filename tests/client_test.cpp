@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <studentsvc/client.hpp>
+#include <studentsvc/json.hpp>  // RawResponse::json()
 #include <studentsvc/testing/fake_transport.hpp>
 
 using namespace std::chrono_literals;

@@ -2,16 +2,19 @@
 /// @file curl_event_loop.hpp
 /// @brief One event thread driving a curl multi handle: transfers submitted from
 /// any thread run concurrently on it (no thread per call), with a cap on how many
-/// are in flight, cancellation by id or `std::stop_token`, and a destructor that
+/// are in flight, timers (a retry's backoff, a rate limit's wait) on the same
+/// thread, cancellation by id or `std::stop_token`, and a destructor that
 /// cancels what is left and waits.
 
 #include <curl/curl.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -81,6 +84,9 @@ class TransferCompletion {
 ///   counted (completion_exceptions()), never propagated: the loop goes on.
 /// - At most `max_in_flight` transfers run at once; later ones wait in a FIFO
 ///   queue and start as running ones finish.
+/// - schedule(delay, fn) runs `fn` on the event thread after `delay`: the
+///   wait of an async retry or of the rate limit, without a sleeping thread.
+///   Timers do not count against the cap and are cancelled like transfers.
 /// - cancel(id) or a stop request on the submit's stop_token ends the transfer,
 ///   queued or in flight (mid-body too), with `cancelled` at the next turn of
 ///   the loop (the loop is woken at once, so within milliseconds).
@@ -89,6 +95,9 @@ class TransferCompletion {
 ///   (from a completion): that would be a join of itself.
 /// - libcurl's global init must have happened (curl_easy_init does it), which
 ///   holds for any caller that has an easy handle to submit.
+/// - If the event thread cannot start (no curl multi handle, no thread), the
+///   completion runs at once on the calling thread with CURLE_FAILED_INIT:
+///   the only case where it does not run on the event thread.
 class CurlEventLoop {
  public:
   using TransferId = std::uint64_t;
@@ -105,24 +114,20 @@ class CurlEventLoop {
   /// A `stop` already stopped completes it as cancelled without running.
   TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop = {}) {
     auto transfer = std::make_unique<Transfer>();
-    transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
     transfer->easy = easy;
     transfer->done = std::move(done);
-    const TransferId id = transfer->id;
-    // Registered before the transfer is queued (a stop_callback whose token is
-    // already stopped runs here, at once); the check under the lock below
-    // catches a stop that came before the transfer could be found.
-    if (stop.stop_possible()) transfer->on_stop.emplace(stop, Canceller{this, id});
-    CURLM* multi = nullptr;
-    {
-      const std::lock_guard lock(mutex_);
-      if (stop.stop_requested()) transfer->cancel_requested = true;
-      queue_.push_back(std::move(transfer));
-      start_locked();
-      multi = multi_;
-    }
-    curl_multi_wakeup(multi);
-    return id;
+    return enqueue(std::move(transfer), std::move(stop));
+  }
+
+  /// @brief Runs `done` on the event thread once `delay` has passed (0 or less:
+  /// at the next turn of the loop), with `code` CURLE_OK; or, cancelled by
+  /// cancel(id), `stop` or the destructor before then, with `cancelled`.
+  /// Returns its id (never 0), from the same series as transfers'.
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, std::stop_token stop = {}) {
+    auto timer = std::make_unique<Transfer>();
+    timer->due = std::chrono::steady_clock::now() + std::max(delay, std::chrono::milliseconds{0});
+    timer->done = std::move(done);
+    return enqueue(std::move(timer), std::move(stop));
   }
 
   /// @brief Cancels the transfer `id` if it is queued or in flight (it completes
@@ -142,6 +147,11 @@ class CurlEventLoop {
   [[nodiscard]] std::size_t pending() const {
     const std::lock_guard lock(mutex_);
     return queue_.size() + in_flight_;
+  }
+  /// @brief Timers scheduled and not yet run or cancelled.
+  [[nodiscard]] std::size_t timers_pending() const {
+    const std::lock_guard lock(mutex_);
+    return timers_pending_;
   }
   /// @brief Transfers running on the multi handle now.
   [[nodiscard]] std::size_t in_flight() const {
@@ -174,27 +184,69 @@ class CurlEventLoop {
     void operator()() const noexcept { loop->cancel(id); }
   };
 
+  // A transfer, or a timer when `due` is set.
   struct Transfer {
     TransferId id = 0;
     CURL* easy = nullptr;
+    std::optional<std::chrono::steady_clock::time_point> due;
     TransferCompletion done;
     bool cancel_requested = false;
     std::optional<std::stop_callback<Canceller>> on_stop;
   };
   using TransferPtr = std::unique_ptr<Transfer>;
 
-  // Starts the multi handle and the thread on first use (mutex_ held).
-  void start_locked() {
-    if (thread_.joinable() || stopping_) return;
-    multi_ = curl_multi_init();
-    thread_ = std::thread([this] { run(); });
+  TransferId enqueue(TransferPtr transfer, std::stop_token stop) {
+    transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
+    const TransferId id = transfer->id;
+    // Registered before the transfer is queued (a stop_callback whose token is
+    // already stopped runs here, at once); the check under the lock below
+    // catches a stop that came before the transfer could be found.
+    if (stop.stop_possible()) transfer->on_stop.emplace(stop, Canceller{this, id});
+    CURLM* multi = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      if (transfer->due) ++timers_pending_;  // complete() counts it down, whichever way it ends
+      if (start_locked()) {
+        if (stop.stop_requested()) transfer->cancel_requested = true;
+        if (transfer->due) {
+          incoming_timers_.push_back(std::move(transfer));
+        } else {
+          queue_.push_back(std::move(transfer));
+        }
+        multi = multi_;
+      }
+    }
+    if (multi == nullptr) {  // no event thread: say so at once, here
+      complete(std::move(transfer), TransferOutcome{CURLE_FAILED_INIT, false});
+      return id;
+    }
+    curl_multi_wakeup(multi);
+    return id;
+  }
+
+  // Starts the multi handle and the thread on first use (mutex_ held); false
+  // when they cannot start.
+  bool start_locked() {
+    if (thread_.joinable()) return true;
+    if (multi_ == nullptr) multi_ = curl_multi_init();
+    if (multi_ == nullptr) return false;
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (...) {  // std::system_error: out of threads
+      return false;
+    }
+    return true;
   }
 
   void shut_down() {
     {
       const std::lock_guard lock(mutex_);
-      if (!thread_.joinable()) return;  // never started: nothing queued
       stopping_ = true;
+      if (!thread_.joinable()) {  // never started: nothing queued
+        if (multi_ != nullptr) curl_multi_cleanup(multi_);
+        multi_ = nullptr;
+        return;
+      }
     }
     curl_multi_wakeup(multi_);
     thread_.join();
@@ -206,6 +258,10 @@ class CurlEventLoop {
   // Runs the completion (outside mutex_), then frees the transfer, whose
   // stop_callback's destructor may wait for a concurrent stop request to finish.
   void complete(TransferPtr transfer, TransferOutcome outcome) {
+    if (transfer->due) {
+      const std::lock_guard lock(mutex_);
+      --timers_pending_;
+    }
     if (transfer->done) {
       try {
         transfer->done(outcome);
@@ -236,20 +292,39 @@ class CurlEventLoop {
     static constexpr TransferOutcome cancelled{CURLE_ABORTED_BY_CALLBACK, true};
     std::vector<TransferId> cancels;
     std::vector<TransferPtr> dropped;
+    std::vector<TransferPtr> new_timers;
     bool stopping = false;
+    const auto hit = [&](const Transfer& t) {
+      return stopping || t.cancel_requested || std::find(cancels.begin(), cancels.end(), t.id) != cancels.end();
+    };
     {
       const std::lock_guard lock(mutex_);
       cancels.swap(cancel_requests_);
+      new_timers.swap(incoming_timers_);
       stopping = stopping_;
       for (auto it = queue_.begin(); it != queue_.end();) {
-        const bool hit = stopping || (*it)->cancel_requested ||
-                         std::find(cancels.begin(), cancels.end(), (*it)->id) != cancels.end();
-        if (hit) {
+        if (hit(**it)) {
           dropped.push_back(std::move(*it));
           it = queue_.erase(it);
         } else {
           ++it;
         }
+      }
+    }
+    for (auto& t : new_timers) {
+      if (hit(*t)) {
+        dropped.push_back(std::move(t));
+      } else {
+        const auto due = *t->due;
+        timers_.emplace(due, std::move(t));
+      }
+    }
+    for (auto it = timers_.begin(); it != timers_.end();) {
+      if (hit(*it->second)) {
+        dropped.push_back(std::move(it->second));
+        it = timers_.erase(it);
+      } else {
+        ++it;
       }
     }
     for (auto& t : dropped) complete(std::move(t), cancelled);
@@ -287,6 +362,25 @@ class CurlEventLoop {
     }
   }
 
+  // Runs the timers that are due, in due order (equal times: scheduling order).
+  void fire_due_timers() {
+    const auto now = std::chrono::steady_clock::now();
+    while (!timers_.empty() && timers_.begin()->first <= now) {
+      TransferPtr timer = std::move(timers_.begin()->second);
+      timers_.erase(timers_.begin());
+      complete(std::move(timer), TransferOutcome{CURLE_OK, false});
+    }
+  }
+
+  // The poll's longest wait: up to the next timer, at most a second.
+  [[nodiscard]] int poll_timeout_ms() const {
+    constexpr std::chrono::milliseconds longest{1000};
+    if (timers_.empty()) return static_cast<int>(longest.count());
+    const auto left = timers_.begin()->first - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return 0;
+    return static_cast<int>(std::min(std::chrono::ceil<std::chrono::milliseconds>(left), longest).count());
+  }
+
   void run() {
 #if defined(__linux__)
     pthread_setname_np(pthread_self(), thread_name);
@@ -299,18 +393,19 @@ class CurlEventLoop {
       while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
         if (msg->msg == CURLMSG_DONE) finish_active(msg->easy_handle, TransferOutcome{msg->data.result, false});
       }
+      fire_due_timers();
       {
         const std::lock_guard lock(mutex_);
-        if (stopping_ && queue_.empty() && active_.empty()) return;
-        // Submissions and cancels made by completions above: take them now.
-        if (!cancel_requests_.empty() || (stopping_ && !queue_.empty()) ||
+        if (stopping_ && queue_.empty() && active_.empty() && timers_.empty() && incoming_timers_.empty()) return;
+        // Submissions, timers and cancels made by completions above: take them now.
+        if (!cancel_requests_.empty() || !incoming_timers_.empty() || (stopping_ && !queue_.empty()) ||
             (!queue_.empty() && in_flight_ < max_in_flight_)) {
           continue;
         }
       }
-      // libcurl shortens the wait to its own next timeout; submit(), cancel()
-      // and the destructor end it early with curl_multi_wakeup.
-      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+      // libcurl shortens the wait to its own next timeout; submit(), schedule(),
+      // cancel() and the destructor end it early with curl_multi_wakeup.
+      curl_multi_poll(multi_, nullptr, 0, poll_timeout_ms(), nullptr);
     }
   }
 
@@ -320,8 +415,10 @@ class CurlEventLoop {
 
   mutable std::mutex mutex_;  // guards the members below it, up to active_
   std::deque<TransferPtr> queue_;
+  std::vector<TransferPtr> incoming_timers_;
   std::vector<TransferId> cancel_requests_;
   std::size_t in_flight_ = 0;
+  std::size_t timers_pending_ = 0;
   std::size_t peak_in_flight_ = 0;
   bool stopping_ = false;
   std::thread thread_;
@@ -329,6 +426,7 @@ class CurlEventLoop {
 
   // Event thread only.
   std::unordered_map<CURL*, TransferPtr> active_;
+  std::multimap<std::chrono::steady_clock::time_point, TransferPtr> timers_;
 };
 
 }  // namespace studentsvc::detail

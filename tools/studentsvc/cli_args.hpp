@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,24 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
   if (name == "csv") return Format::csv;
   if (name == "table") return Format::table;
   return std::nullopt;
+}
+
+/// A CLI11 message with every value from the command line (anything not an
+/// option name) replaced: a secret given in the wrong place is never echoed.
+[[nodiscard]] inline std::string without_values(std::string message, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg.starts_with("-")) {
+      const auto eq = arg.find('=');
+      if (eq == std::string_view::npos) continue;
+      arg.remove_prefix(eq + 1);
+    }
+    if (arg.size() < 2) continue;  // a one-character value cannot be told from the message's own text
+    for (auto at = message.find(arg); at != std::string::npos; at = message.find(arg, at + 7)) {
+      message.replace(at, arg.size(), "(value)");
+    }
+  }
+  return message;
 }
 
 }  // namespace detail_args
@@ -150,7 +169,7 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    a.first_error = e.what();
+    a.first_error = detail_args::without_values(e.what(), argc, argv);
   }
   for (auto* sub : app.get_subcommands({})) {
     if (sub->parsed()) a.command = sub->get_name();
@@ -161,10 +180,9 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
         a.first_error = "unknown option " + extra.substr(0, extra.find('=')) +
                         (a.command.empty() ? "" : " (for '" + a.command + "')");
       } else if (a.command.empty()) {
-        a.first_error = "unknown command '" + extra +
-                        "' (expected get, current, conversation, config, mock, version or help)";
+        a.first_error = "unknown command (expected get, current, conversation, config, mock, version or help)";
       } else {
-        a.first_error = "unexpected argument '" + extra + "'";
+        a.first_error = a.command + " takes no such argument (a value goes after its option)";
       }
       break;
     }

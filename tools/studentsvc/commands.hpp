@@ -39,6 +39,14 @@ inline constexpr std::size_t chunk_per_connection = 4;
   return perms;
 }
 
+/// The input as the output names a failed lookup: a perm-like input as it is;
+/// anything else (a secret pasted into the wrong place, say) as its position "#N".
+[[nodiscard]] inline std::string shown_perm(const std::string& input, std::size_t index) {
+  const bool perm_like = !input.empty() && input.size() <= 16 &&
+                         input.find_first_not_of("0123456789") == std::string::npos;
+  return perm_like ? input : "#" + std::to_string(index + 1);
+}
+
 [[nodiscard]] inline int run_batch(const studentsvc::Client& client, const Args& a, const std::vector<std::string>& perms,
                                    Format format) {
   studentsvc::BatchOptions batch;
@@ -53,7 +61,7 @@ inline constexpr std::size_t chunk_per_connection = 4;
   writer.begin();
   look_up_in_chunks(client, perms, batch, a.concurrency * chunk_per_connection,
                     [&](const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>& r) {
-                      writer.result(perm, r);
+                      writer.result(shown_perm(perm, counts.done), r);
                       ++counts.done;
                       if (!r) ++counts.failed;
                       progress.update(counts, counts.done == counts.total);

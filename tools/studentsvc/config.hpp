@@ -140,8 +140,8 @@ class ConfigSources {
     };
     options->logger.log(
         studentsvc::LogLevel::debug,
-        "config: base URL " + studentsvc::detail::strip_url_userinfo(options->base_url) + " from " +
-            sources.source("STUDENTSVC_BASE_URL") + ", API key from " + sources.source("STUDENTSVC_API_KEY") +
+        "config: base URL from " + sources.source("STUDENTSVC_BASE_URL") + " (" +
+            studentsvc::detail::strip_url_userinfo(options->base_url) + "), API key from " + sources.source("STUDENTSVC_API_KEY") +
             ", svc-api-key " +
             (options->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::off        ? std::string("off")
              : options->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom ? "set separately"

@@ -6,9 +6,11 @@
 #   <prefix>/share/cmake/studentsvc/studentsvcConfig.cmake  (+ ConfigVersion, Targets, TestingTargets)
 #   <prefix>/share/pkgconfig/studentsvc.pc
 #
-# The library is header-only and architecture-independent, so everything goes
-# under share/ (as nlohmann_json does); both locations are cache variables for
-# packagers (vcpkg's port moves the CMake files to share/studentsvc).
+# Header-only (the default), the package is architecture-independent, so the
+# CMake and pkg-config files go under share/ (as nlohmann_json does); both
+# locations are cache variables for packagers (vcpkg's port moves the CMake
+# files to share/studentsvc). Compiled mode (STUDENTSVC_HEADER_ONLY=OFF) adds
+# the library under lib/.
 include(CMakePackageConfigHelpers)
 
 set(STUDENTSVC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_DATADIR}/cmake/studentsvc"
@@ -24,9 +26,13 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/studentsvc"
         FILES_MATCHING PATTERN "*.hpp")
 
 # studentsvc::studentsvc. Its usage requirements (C++23, the include
-# directory, nlohmann_json, CURL::libcurl and STUDENTSVC_WITH_CURL) are
-# exported as they are; the config file finds the two packages first.
-install(TARGETS studentsvc EXPORT studentsvcTargets)
+# directory, nlohmann_json, CURL::libcurl, STUDENTSVC_WITH_CURL and, compiled,
+# STUDENTSVC_HEADER_ONLY=0) are exported as they are; the config file finds
+# the two packages first.
+install(TARGETS studentsvc EXPORT studentsvcTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(EXPORT studentsvcTargets
         NAMESPACE studentsvc::
         DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
@@ -60,11 +66,18 @@ configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/studentsvcConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/studentsvcConfig.cmake"
   INSTALL_DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
+# A compiled package is for one architecture: the version file checks it.
+if(STUDENTSVC_HEADER_ONLY)
+  set(_studentsvc_arch ARCH_INDEPENDENT)
+else()
+  set(_studentsvc_arch "")
+endif()
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/studentsvcConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}"
   COMPATIBILITY SameMajorVersion
-  ARCH_INDEPENDENT)
+  ${_studentsvc_arch})
+unset(_studentsvc_arch)
 install(FILES
   "${PROJECT_BINARY_DIR}/studentsvcConfig.cmake"
   "${PROJECT_BINARY_DIR}/studentsvcConfigVersion.cmake"
@@ -93,6 +106,19 @@ else()
   set(STUDENTSVC_PC_REQUIRES "nlohmann_json >= 3.11")
   set(STUDENTSVC_PC_WITH_CURL 0)
 endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(_studentsvc_pc_libdir "${CMAKE_INSTALL_LIBDIR}")
+else()
+  set(_studentsvc_pc_libdir "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(STUDENTSVC_HEADER_ONLY)
+  set(STUDENTSVC_PC_MODE_CFLAGS "")
+  set(STUDENTSVC_PC_LIBS "")
+else()  # compiled mode: the consumer links the library and must see its bodies are not inline
+  set(STUDENTSVC_PC_MODE_CFLAGS " -DSTUDENTSVC_HEADER_ONLY=0")
+  set(STUDENTSVC_PC_LIBS "Libs: -L${_studentsvc_pc_libdir} -lstudentsvc")
+endif()
+unset(_studentsvc_pc_libdir)
 configure_file("${PROJECT_SOURCE_DIR}/cmake/studentsvc.pc.in"
                "${PROJECT_BINARY_DIR}/studentsvc.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/studentsvc.pc"

@@ -1,0 +1,43 @@
+# Builds and installs studentsvc in compiled mode (STUDENTSVC_HEADER_ONLY=OFF),
+# whatever mode the calling build is in, so the consumers test both modes.
+#   cmake -DSOURCE_DIR=<checkout> -DBINARY_DIR=<scratch> -DPREFIX=<install prefix>
+#         -DGENERATOR=<gen> [-DCXX=<compiler>] [-DBUILD_TYPE=<config>] [-DWITH_CURL=ON|OFF]
+#         -P install_compiled.cmake
+cmake_minimum_required(VERSION 3.25)
+foreach(var SOURCE_DIR BINARY_DIR PREFIX GENERATOR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "install_compiled.cmake: ${var} is not set")
+  endif()
+endforeach()
+if(NOT BUILD_TYPE)
+  set(BUILD_TYPE Release)
+endif()
+if(NOT DEFINED WITH_CURL)
+  set(WITH_CURL ON)
+endif()
+file(REMOVE_RECURSE "${BINARY_DIR}" "${PREFIX}")
+set(configure "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${BINARY_DIR}" -G "${GENERATOR}" --no-warn-unused-cli
+    "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}" -DSTUDENTSVC_HEADER_ONLY=OFF "-DSTUDENTSVC_WITH_CURL=${WITH_CURL}"
+    -DSTUDENTSVC_INSTALL=ON -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF
+    -DSTUDENTSVC_BUILD_TOOLS=OFF -DSTUDENTSVC_INSTALL_TOOLS=OFF -DSTUDENTSVC_BUILD_DOCS=OFF)
+if(CXX)
+  list(APPEND configure "-DCMAKE_CXX_COMPILER=${CXX}")
+endif()
+foreach(step configure build install)
+  if(step STREQUAL "build")
+    set(cmd "${CMAKE_COMMAND}" --build "${BINARY_DIR}" -j2)
+  elseif(step STREQUAL "install")
+    set(cmd "${CMAKE_COMMAND}" --install "${BINARY_DIR}" --prefix "${PREFIX}")
+  else()
+    set(cmd ${configure})
+  endif()
+  execute_process(COMMAND ${cmd} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install_compiled.cmake: ${step} failed (${rc})")
+  endif()
+endforeach()
+file(GLOB libs "${PREFIX}/lib*/libstudentsvc.*")
+if(NOT libs)
+  message(FATAL_ERROR "install_compiled.cmake: no libstudentsvc under ${PREFIX}/lib")
+endif()
+message(STATUS "installed compiled studentsvc: ${libs}")

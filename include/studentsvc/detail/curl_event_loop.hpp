@@ -18,12 +18,21 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stop_token>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#include <version>
+
+// std::stop_token (C++20 <stop_token>) is missing from some standard libraries
+// the SDK builds with (libc++ 16): there, only cancel(id) cancels.
+#if defined(__cpp_lib_jthread) && __cpp_lib_jthread >= 201911L
+#include <stop_token>
+#define STUDENTSVC_DETAIL_HAS_STOP_TOKEN 1
+#else
+#define STUDENTSVC_DETAIL_HAS_STOP_TOKEN 0
+#endif
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -111,24 +120,29 @@ class CurlEventLoop {
   /// @brief Queues `easy` and returns its id (never 0). `done` runs once on the
   /// event thread with how it ended. A null `easy`, or a handle that is already
   /// running here, completes with CURLE_BAD_FUNCTION_ARGUMENT without running.
-  /// A `stop` already stopped completes it as cancelled without running.
-  TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop = {}) {
-    auto transfer = std::make_unique<Transfer>();
-    transfer->easy = easy;
-    transfer->done = std::move(done);
-    return enqueue(std::move(transfer), std::move(stop));
+  TransferId submit(CURL* easy, TransferCompletion done) {
+    return enqueue(transfer_of(easy, std::move(done)), NoStop{});
   }
 
   /// @brief Runs `done` on the event thread once `delay` has passed (0 or less:
   /// at the next turn of the loop), with `code` CURLE_OK; or, cancelled by
-  /// cancel(id), `stop` or the destructor before then, with `cancelled`.
+  /// cancel(id) or the destructor before then, with `cancelled`.
   /// Returns its id (never 0), from the same series as transfers'.
-  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, std::stop_token stop = {}) {
-    auto timer = std::make_unique<Transfer>();
-    timer->due = std::chrono::steady_clock::now() + std::max(delay, std::chrono::milliseconds{0});
-    timer->done = std::move(done);
-    return enqueue(std::move(timer), std::move(stop));
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done) {
+    return enqueue(timer_of(delay, std::move(done)), NoStop{});
   }
+
+#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
+  /// @brief submit(), also cancelled by a stop request on `stop`. A `stop`
+  /// already stopped completes it as cancelled without running.
+  TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop) {
+    return enqueue(transfer_of(easy, std::move(done)), stop);
+  }
+  /// @brief schedule(), also cancelled by a stop request on `stop`.
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, std::stop_token stop) {
+    return enqueue(timer_of(delay, std::move(done)), stop);
+  }
+#endif
 
   /// @brief Cancels the transfer `id` if it is queued or in flight (it completes
   /// as cancelled); no effect once it has completed. Thread-safe.
@@ -191,17 +205,42 @@ class CurlEventLoop {
     std::optional<std::chrono::steady_clock::time_point> due;
     TransferCompletion done;
     bool cancel_requested = false;
+#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
     std::optional<std::stop_callback<Canceller>> on_stop;
+#endif
   };
   using TransferPtr = std::unique_ptr<Transfer>;
 
-  TransferId enqueue(TransferPtr transfer, std::stop_token stop) {
+  // The stop token of a call that has none.
+  struct NoStop {
+    [[nodiscard]] static constexpr bool stop_requested() noexcept { return false; }
+  };
+
+  static TransferPtr transfer_of(CURL* easy, TransferCompletion done) {
+    auto transfer = std::make_unique<Transfer>();
+    transfer->easy = easy;
+    transfer->done = std::move(done);
+    return transfer;
+  }
+  static TransferPtr timer_of(std::chrono::milliseconds delay, TransferCompletion done) {
+    auto timer = std::make_unique<Transfer>();
+    timer->due = std::chrono::steady_clock::now() + std::max(delay, std::chrono::milliseconds{0});
+    timer->done = std::move(done);
+    return timer;
+  }
+
+  template <class Stop>
+  TransferId enqueue(TransferPtr transfer, const Stop& stop) {
     transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
     const TransferId id = transfer->id;
+#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
     // Registered before the transfer is queued (a stop_callback whose token is
     // already stopped runs here, at once); the check under the lock below
     // catches a stop that came before the transfer could be found.
-    if (stop.stop_possible()) transfer->on_stop.emplace(stop, Canceller{this, id});
+    if constexpr (!std::is_same_v<Stop, NoStop>) {
+      if (stop.stop_possible()) transfer->on_stop.emplace(stop, Canceller{this, id});
+    }
+#endif
     CURLM* multi = nullptr;
     {
       const std::lock_guard lock(mutex_);

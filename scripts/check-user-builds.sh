@@ -17,8 +17,13 @@
 #             -DSTUDENTSVC_WITH_CURL=OFF: builds and runs every test that needs
 #             no libcurl (unit tests, header check, no-curl consumers, the
 #             httplib_transport example) at -O2, GCC's other optimisation level.
+#   compiled  cmake -B build/ci-compiled -DCMAKE_BUILD_TYPE=Release
+#             -DSTUDENTSVC_HEADER_ONLY=OFF: the SDK as a library (src/), the
+#             whole tree built against it without a warning, then the whole
+#             suite but the `packaging` label (the consumer projects configure
+#             their own builds, both modes, and run in the main suite).
 #
-#   scripts/check-user-builds.sh                 all three, in that order
+#   scripts/check-user-builds.sh                 release, default and no-curl, in that order
 #   scripts/check-user-builds.sh no-curl default
 #
 # Prints a BENCH line with the seconds each step took. Stops at the first
@@ -49,6 +54,18 @@ run_default() {
   cmake --build "$dir" --target studentsvc_bench studentsvc_cli studentsvc_example_readme
 }
 
+run_compiled() {
+  local dir=build/ci-compiled log=build/ci-compiled-build.log
+  cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSTUDENTSVC_HEADER_ONLY=OFF
+  cmake --build "$dir" 2>&1 | tee "$log"
+  if grep -q "warning:" "$log"; then
+    echo "check-user-builds.sh: the compiled-mode Release build warns; from $log:" >&2
+    grep -A3 "warning:" "$log" >&2
+    return 1
+  fi
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+}
+
 run_no_curl() {
   local dir=build/ci-nocurl
   cmake -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTUDENTSVC_WITH_CURL=OFF
@@ -67,7 +84,8 @@ for step in "${steps[@]}"; do
     release) run_release ;;
     default) run_default ;;
     no-curl) run_no_curl ;;
-    *) echo "check-user-builds.sh: unknown step $step (release, default, no-curl)" >&2; exit 2 ;;
+    compiled) run_compiled ;;
+    *) echo "check-user-builds.sh: unknown step $step (release, default, no-curl, compiled)" >&2; exit 2 ;;
   esac
   echo "BENCH ci-step=$step seconds=$((SECONDS - start))"
 done

@@ -9,6 +9,8 @@
 #               README's install command: scripts/check-packaging.sh
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF: every test that needs no libcurl
 #   default     no build type given: the benchmark, the tool and the README example compile
+#   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (Release): the SDK built as a library, the
+#               whole tree against it, the suite but the consumer projects
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
 #   and last the whole suite in that Release build, so the run ends with ctest's
@@ -55,6 +57,7 @@ begin fuzz;       bash scripts/fuzz.sh;                      end
 begin packaging;  bash scripts/check-packaging.sh;           end
 begin no-curl;    bash scripts/check-user-builds.sh no-curl; end
 begin default;    bash scripts/check-user-builds.sh default; end
+begin compiled;   bash scripts/check-user-builds.sh compiled; end
 begin release;    bash scripts/check-user-builds.sh release; end
 echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
 

@@ -589,3 +589,69 @@ TEST_CASE("a failed transfer retried after a backoff timer, all on the event thr
   CHECK(ms_since(start) >= 30.0);
   CHECK(server.connections() == 2);
 }
+
+TEST_CASE("transport_failure_of: libcurl's codes name the failed step", "[event_loop][transport_failure]") {
+  using studentsvc::TransportFailure;
+  using studentsvc::detail::transport_failure_of;
+  CHECK(transport_failure_of(CURLE_COULDNT_RESOLVE_HOST) == TransportFailure::name_resolution);
+  CHECK(transport_failure_of(CURLE_COULDNT_RESOLVE_PROXY) == TransportFailure::name_resolution);
+  CHECK(transport_failure_of(CURLE_COULDNT_CONNECT) == TransportFailure::connect);
+  CHECK(transport_failure_of(CURLE_SSL_CONNECT_ERROR) == TransportFailure::tls_handshake);
+  CHECK(transport_failure_of(CURLE_PEER_FAILED_VERIFICATION) == TransportFailure::tls_certificate);
+  CHECK(transport_failure_of(CURLE_SSL_CACERT_BADFILE) == TransportFailure::tls_certificate);
+  CHECK(transport_failure_of(CURLE_SSL_CERTPROBLEM) == TransportFailure::tls_certificate);
+  CHECK(transport_failure_of(CURLE_OPERATION_TIMEDOUT) == TransportFailure::timeout);
+  CHECK(transport_failure_of(CURLE_GOT_NOTHING) == TransportFailure::connection_lost);
+  CHECK(transport_failure_of(CURLE_PARTIAL_FILE) == TransportFailure::connection_lost);
+  CHECK(transport_failure_of(CURLE_RECV_ERROR) == TransportFailure::connection_lost);
+  CHECK(transport_failure_of(CURLE_SEND_ERROR) == TransportFailure::connection_lost);
+  CHECK(transport_failure_of(CURLE_PROXY) == TransportFailure::proxy);
+  CHECK(transport_failure_of(CURLE_RECV_ERROR, 403) == TransportFailure::proxy);  // CONNECT refused
+  CHECK(transport_failure_of(CURLE_FILESIZE_EXCEEDED) == TransportFailure::body_too_large);
+  CHECK(transport_failure_of(CURLE_OK) == TransportFailure::unspecified);
+  CHECK(transport_failure_of(CURLE_WRITE_ERROR) == TransportFailure::unspecified);
+  CHECK(transport_failure_of(CURLE_ABORTED_BY_CALLBACK) == TransportFailure::unspecified);
+  static_assert(transport_failure_of(CURLE_COULDNT_RESOLVE_HOST) == TransportFailure::name_resolution);
+}
+
+TEST_CASE("bench: 10,000 transfers at 10 ms server latency, 64 in flight, one event thread",
+          "[.][bench][event_loop]") {
+  // Hidden (run with "[bench]"): the engine's share of issue 10's async figure.
+  constexpr int total = 10'000;
+  constexpr int lanes = 64;
+  constexpr auto latency = 10ms;
+  RawServer server(
+      [&](int fd, int) {
+        server.serve(fd, [&](const std::string&, int) {
+          std::this_thread::sleep_for(latency);
+          return RawServer::response(200, R"({"ok":true})");
+        });
+      },
+      128);
+  CurlEventLoop loop(lanes);
+  std::vector<std::unique_ptr<Request>> requests;
+  for (int i = 0; i < lanes; ++i) requests.push_back(std::make_unique<Request>(server.base_url() + "/"));
+  std::atomic<int> started{0};
+  std::atomic<int> done{0};
+  std::atomic<int> failed{0};
+  std::promise<void> all;
+  std::function<void(std::size_t)> next = [&](std::size_t lane) {
+    if (started.fetch_add(1) >= total) return;
+    requests[lane]->body.clear();
+    loop.submit(requests[lane]->handle, [&, lane](TransferOutcome o) {
+      if (o.code != CURLE_OK) ++failed;
+      if (++done == total) all.set_value();
+      next(lane);
+    });
+  };
+  const auto start = Clock::now();
+  for (std::size_t lane = 0; lane < lanes; ++lane) next(lane);
+  REQUIRE(all.get_future().wait_for(120s) == std::future_status::ready);
+  const double seconds = ms_since(start) / 1000.0;
+  const double ideal = total * 0.010 / lanes;
+  std::printf("BENCH event_loop_transfers=%d latency_ms=10 in_flight=%d seconds=%.3f ideal=%.3f fraction=%.3f "
+              "engine_threads=%zu\n",
+              total, lanes, seconds, ideal, ideal / seconds, engine_threads());
+  CHECK(failed == 0);
+  CHECK(server.connections() <= lanes + 8);  // connections are reused, not one per transfer
+}

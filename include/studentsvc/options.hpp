@@ -11,12 +11,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/detail/readable_file.hpp>
 #include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/instrumentation.hpp>
 #include <studentsvc/logging.hpp>
 
 namespace studentsvc {
@@ -96,6 +98,14 @@ struct ClientOptions {
   /// CallOptions::traceparent, else a fresh one. Off by default: the interface
   /// does not mention tracing, so nothing is sent that it did not ask for.
   bool send_traceparent = false;
+  /// Receives an AttemptEvent at the start and end of every attempt (metrics,
+  /// tracing); null: none. Events never carry a secret or a student's data.
+  std::shared_ptr<Instrumentation> instrumentation;
+  /// Response headers that carry the server's request id, first match wins:
+  /// it goes into ApiError::request_id and AttemptEvent::request_id, so a
+  /// support ticket can quote it. The interface names none; these are common.
+  std::vector<std::string> request_id_headers = {"x-request-id", "request-id", "x-amzn-requestid",
+                                                 "x-correlation-id"};
   /// The HTTP stack; null: a CurlTransport built from the fields above.
   std::shared_ptr<Transport> transport;
 

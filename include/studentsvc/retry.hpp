@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/deadline.hpp>
 #include <studentsvc/detail/http_date.hpp>
 #include <studentsvc/errors.hpp>
@@ -203,14 +204,17 @@ class RetryRun {
 /// Client::get_students: send a round with `send_round` (span of requests →
 /// one outcome each), record it, sleep, repeat. `out[k]` is request k's last
 /// outcome; `attempts[k]` its attempt count (0 each, and invalid_argument,
-/// when the policy is refused). `what` prefixes the log lines.
+/// when the policy is refused). `what` prefixes the log lines. `events`,
+/// empty or one per request, gets an AttemptEvent at the start and end of
+/// every attempt (in a batch round, an attempt's latency is the round's).
 template <class SendRound>
 [[nodiscard]] std::vector<Result<HttpResponse>> send_rounds(std::span<const HttpRequest> requests,
                                                             SendRound&& send_round, const RetryPolicy& policy,
                                                             bool idempotent, JitterSource& jitter,
                                                             const Logger& logger, const RetryClock& clock,
                                                             std::string_view what, std::vector<int>& attempts,
-                                                            int& rounds) {
+                                                            int& rounds,
+                                                            std::span<const AttemptContext> events = {}) {
   std::vector<Result<HttpResponse>> out(requests.size());
   attempts.assign(requests.size(), 0);
   rounds = 0;
@@ -219,6 +223,11 @@ template <class SendRound>
     return out;
   }
   RetryRun run(policy, requests.size(), idempotent, clock.now());
+  const bool observed = events.size() == requests.size();
+  std::vector<RetryReason> reasons;
+  if (observed) {
+    for (const auto& e : events) reasons.push_back(e.first_reason);
+  }
   std::vector<HttpRequest> round;  // copies, made only when a timeout is cut or a subset is resent
   while (!run.pending().empty()) {
     const auto now = clock.now();
@@ -236,7 +245,21 @@ template <class SendRound>
       }
       sending = round;
     }
+    if (observed) {
+      for (const std::size_t k : pending) {
+        attempt_started(events[k], events[k].attempts_before + run.attempts(k) + 1, reasons[k]);
+      }
+    }
+    const auto round_start = clock.now();
     std::vector<Result<HttpResponse>> outcomes = send_round(sending);
+    if (observed) {
+      const auto elapsed = clock.now() - round_start;
+      for (std::size_t j = 0; j < pending.size() && j < outcomes.size(); ++j) {
+        const std::size_t k = pending[j];
+        attempt_ended(events[k], events[k].attempts_before + run.attempts(k) + 1, reasons[k], outcomes[j], elapsed);
+        reasons[k] = retry_reason_after(outcomes[j]);
+      }
+    }
     const std::vector<std::size_t> sent = pending;
     const auto decision = run.record(outcomes, jitter, clock.now(), clock.wall());
     for (std::size_t j = 0; j < sent.size() && j < outcomes.size(); ++j) out[sent[j]] = std::move(outcomes[j]);
@@ -281,13 +304,13 @@ template <class SendRound>
 [[nodiscard]] inline std::vector<Result<HttpResponse>> send_all_with_retry(
     Transport& transport, std::span<const HttpRequest> requests, std::size_t max_concurrency,
     const RetryPolicy& policy, JitterSource& jitter, const Logger& logger, const RetryClock& clock,
-    std::vector<int>& attempts, int& rounds) {
+    std::vector<int>& attempts, int& rounds, std::span<const AttemptContext> events = {}) {
   return send_rounds(
       requests,
       [&](std::span<const HttpRequest> round) {
         return checked_send_all(transport, round, std::max<std::size_t>(max_concurrency, 1));
       },
-      policy, true, jitter, logger, clock, "get_students", attempts, rounds);
+      policy, true, jitter, logger, clock, "get_students", attempts, rounds, events);
 }
 
 }  // namespace detail
@@ -302,7 +325,8 @@ template <class SendRound>
 [[nodiscard]] inline Result<HttpResponse> send_with_retry(Transport& transport, const HttpRequest& request,
                                                           const RetryPolicy& policy, bool idempotent,
                                                           JitterSource& jitter, const Logger& logger,
-                                                          const detail::RetryClock& clock, int& attempts) {
+                                                          const detail::RetryClock& clock, int& attempts,
+                                                          const detail::AttemptContext& events = {}) {
   std::vector<int> counts;
   int rounds = 0;
   auto out = detail::send_rounds(
@@ -312,7 +336,9 @@ template <class SendRound>
         outcomes.push_back(transport.send(round.front()));
         return outcomes;
       },
-      policy, idempotent, jitter, logger, clock, "retry", counts, rounds);
+      policy, idempotent, jitter, logger, clock, "retry", counts, rounds,
+      events.sink != nullptr ? std::span<const detail::AttemptContext>(&events, 1)
+                             : std::span<const detail::AttemptContext>());
   attempts = counts.front();
   return std::move(out.front());
 }

@@ -16,12 +16,14 @@
 
 #include <studentsvc/client.hpp>
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/default_transport.hpp>
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/detail/redact.hpp>
 #include <studentsvc/detail/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/instrumentation.hpp>
 #include <studentsvc/logging.hpp>
 #include <studentsvc/models.hpp>
 #include <studentsvc/options.hpp>
@@ -91,15 +93,24 @@ struct ClientState {
   return i < names.size() ? names[i] : std::string_view("call");
 }
 
-/// Send → map, shared by the three calls. Logs endpoint, status, attempts
-/// and time only: never the URL (it holds the perm), headers or body.
+/// Whether a 401 may be an old credential: a CredentialProvider may have a
+/// newer one, so it is asked afresh and an idempotent call tries once more.
+[[nodiscard]] inline bool may_refresh_credentials(const ClientState& state, const Result<HttpResponse>& outcome,
+                                                  bool idempotent) noexcept {
+  return idempotent && state.options.auth.provider && outcome && outcome->status == 401;
+}
+
+/// Build → send → map, shared by the three calls. `build` makes the request
+/// (again after a 401, with fresh credentials). Logs endpoint, status,
+/// attempts and time only: never the URL (it holds the perm), headers or body.
 /// The request's credentials are scrubbed from a returned ApiError and from
 /// the outcome log line, in case a server or proxy echoes them back.
-template <class Map>
-[[nodiscard]] auto send_and_map(ClientState& state, Result<HttpRequest>& request, Endpoint endpoint, bool idempotent,
-                                const CallOptions& call, Map&& map)
+template <class Build, class Map>
+[[nodiscard]] auto send_and_map(ClientState& state, Build&& build, Endpoint endpoint, bool has_sub_path,
+                                bool idempotent, const CallOptions& call, Map&& map)
     -> decltype(map(std::declval<Result<HttpResponse>&&>())) {
   const Logger& logger = state.options.logger;
+  Result<HttpRequest> request = build();
   if (!request) {
     logger.log(LogLevel::warning, std::string(endpoint_name(endpoint)) + ": not sent: " + request.error().message);
     return std::unexpected(std::move(request.error()));
@@ -111,7 +122,26 @@ template <class Map>
   const RetryPolicy& policy = call.retry ? *call.retry : state.options.retry;
   const auto start = std::chrono::steady_clock::now();
   int attempts = 0;
-  auto outcome = send_with_retry(*state.transport, *request, policy, idempotent, state.jitter, logger, attempts);
+  auto events = attempt_context(state.options.instrumentation.get(), endpoint, has_sub_path, *request,
+                                state.options.request_id_headers);
+  auto outcome =
+      send_with_retry(*state.transport, *request, policy, idempotent, state.jitter, logger, RetryClock{}, attempts, events);
+  auto secrets = state.secrets(request->headers);
+  if (may_refresh_credentials(state, outcome, idempotent)) {
+    state.options.auth.provider->invalidate();
+    if (auto again = build(); again) {
+      logger.log(LogLevel::info, std::string(endpoint_name(endpoint)) + ": 401, trying once more with fresh credentials");
+      events = attempt_context(state.options.instrumentation.get(), endpoint, has_sub_path, *again,
+                               state.options.request_id_headers);
+      events.attempts_before = attempts;
+      events.first_reason = RetryReason::credentials;
+      int more = 0;
+      outcome = send_with_retry(*state.transport, *again, RetryPolicy::none(), true, state.jitter, logger,
+                                RetryClock{}, more, events);
+      attempts += more;
+      add_secrets(secrets, state.secrets(again->headers));
+    }
+  }
   if (logger.enabled(LogLevel::debug)) {
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
@@ -119,14 +149,14 @@ template <class Map>
                        (outcome ? "status " + std::to_string(outcome->status)
                                 : "transport error: " + outcome.error().message) +
                        " after " + std::to_string(attempts) + " attempt(s), " + std::to_string(ms) + " ms";
-    scrub(line, state.secrets(request->headers));
+    scrub(line, secrets);
     logger.log(LogLevel::debug, line);
   }
   auto result = map(std::move(outcome));
   if (!result) {
     result.error().attempts = attempts;
     // Built only on failure: a successful call carries no text from the server to scrub.
-    scrub(result.error(), state.secrets(request->headers));
+    scrub(result.error(), secrets);
   }
   return result;
 }
@@ -147,8 +177,10 @@ STUDENTSVC_INLINE Result<Client> Client::create(ClientOptions options) {
 STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view perm, const CallOptions& call) const {
   auto base = state_->ready();
   if (!base) return std::unexpected(std::move(base.error()));
-  auto request = detail::build_get_student(**base, state_->options, perm, call, detail::ClientLimits::checked);
-  return detail::send_and_map(*state_, request, Endpoint::get_student, true, call,
+  const auto build = [&] {
+    return detail::build_get_student(**base, state_->options, perm, call, detail::ClientLimits::checked);
+  };
+  return detail::send_and_map(*state_, build, Endpoint::get_student, false, true, call,
                               [perm](Result<HttpResponse>&& outcome) { return map_get_student_response(outcome, perm); });
 }
 
@@ -187,14 +219,63 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
   const auto start = std::chrono::steady_clock::now();
   std::vector<int> attempts;
   int rounds = 0;
+  std::vector<detail::AttemptContext> events;
+  if (Instrumentation* sink = state_->options.instrumentation.get()) {
+    events.reserve(requests.size());
+    for (const auto& request : requests) {
+      events.push_back(detail::attempt_context(sink, Endpoint::get_student, false, request,
+                                               state_->options.request_id_headers));
+    }
+  }
   auto outcomes = detail::send_all_with_retry(*state_->transport, requests, batch.max_concurrency, policy,
-                                              state_->jitter, logger, detail::RetryClock{}, attempts, rounds);
+                                              state_->jitter, logger, detail::RetryClock{}, attempts, rounds, events);
+  // Lookups answered 401 while a CredentialProvider is set: ask it afresh once,
+  // then send those lookups once more (the key may have rotated mid-batch).
+  std::vector<std::size_t> refresh;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    if (detail::may_refresh_credentials(*state_, outcomes[k], true)) refresh.push_back(k);
+  }
+  auto secrets_after = secrets;
+  if (!refresh.empty()) {
+    state_->options.auth.provider->invalidate();
+    std::vector<HttpRequest> again;
+    std::vector<std::size_t> again_of;
+    std::vector<detail::AttemptContext> again_events;
+    for (const std::size_t k : refresh) {
+      auto rebuilt =
+          detail::build_get_student(**base, state_->options, perms[owner[k]], batch.call, detail::ClientLimits::checked);
+      if (!rebuilt) continue;
+      if (!events.empty()) {
+        auto e = events[k];
+        e.attempts_before = attempts[k];
+        e.first_reason = RetryReason::credentials;
+        again_events.push_back(e);
+      }
+      again.push_back(std::move(*rebuilt));
+      again_of.push_back(k);
+    }
+    if (!again.empty()) {
+      logger.log(LogLevel::info, "get_students: " + std::to_string(again.size()) +
+                                     " lookup(s) answered 401: trying once more with fresh credentials");
+      detail::add_secrets(secrets_after, state_->secrets(again.front().headers));
+      std::vector<int> more;
+      int more_rounds = 0;
+      auto second = detail::send_all_with_retry(*state_->transport, again, batch.max_concurrency, RetryPolicy::none(),
+                                                state_->jitter, logger, detail::RetryClock{}, more, more_rounds,
+                                                again_events);
+      for (std::size_t j = 0; j < again.size(); ++j) {
+        outcomes[again_of[j]] = std::move(second[j]);
+        attempts[again_of[j]] += more[j];
+      }
+      rounds += more_rounds;
+    }
+  }
   std::size_t failed = 0;
   for (std::size_t k = 0; k < requests.size(); ++k) {
     auto result = map_get_student_response(outcomes[k], perms[owner[k]]);
     if (!result) {
       result.error().attempts = attempts[k];
-      detail::scrub(result.error(), secrets);
+      detail::scrub(result.error(), secrets_after);
       ++failed;
     }
     results[owner[k]] = std::move(result);
@@ -213,10 +294,12 @@ STUDENTSVC_INLINE Result<StudentExtended> Client::current_student(std::string_vi
                                                                   const CallOptions& call) const {
   auto base = state_->ready();
   if (!base) return std::unexpected(std::move(base.error()));
-  auto request =
-      detail::build_student_request(**base, state_->options, Endpoint::current_student,
-                                    std::string(current_student_path), user_jwt, call, detail::ClientLimits::checked);
-  return detail::send_and_map(*state_, request, Endpoint::current_student, true, call,
+  const auto build = [&] {
+    return detail::build_student_request(**base, state_->options, Endpoint::current_student,
+                                         std::string(current_student_path), user_jwt, call,
+                                         detail::ClientLimits::checked);
+  };
+  return detail::send_and_map(*state_, build, Endpoint::current_student, false, true, call,
                               [](Result<HttpResponse>&& outcome) {
                                 return map_student_response(outcome, Endpoint::current_student);
                               });
@@ -225,9 +308,11 @@ STUDENTSVC_INLINE Result<StudentExtended> Client::current_student(std::string_vi
 STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationRequest& request) const {
   auto base = state_->ready();
   if (!base) return std::unexpected(std::move(base.error()));
-  auto built = detail::build_conversation(**base, state_->options, request, detail::ClientLimits::checked);
+  const auto build = [&] {
+    return detail::build_conversation(**base, state_->options, request, detail::ClientLimits::checked);
+  };
   return detail::send_and_map(
-      *state_, built, Endpoint::conversation, request.idempotent, request.call,
+      *state_, build, Endpoint::conversation, !request.sub_path.empty(), request.idempotent, request.call,
       [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); });
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <studentsvc/detail/curl_event_loop.hpp>
+#include <studentsvc/detail/rate_limit.hpp>
 
 #include "support/raw_server.hpp"
 
@@ -654,4 +655,115 @@ TEST_CASE("bench: 10,000 transfers at 10 ms server latency, 64 in flight, one ev
               total, lanes, seconds, ideal, ideal / seconds, engine_threads());
   CHECK(failed == 0);
   CHECK(server.connections() <= lanes + 8);  // connections are reused, not one per transfer
+}
+
+namespace {
+
+// A keep-alive server that records when each request arrived and answers
+// `answer(n)` to the n-th (0-based) request over all connections.
+class RecordingServer {
+ public:
+  explicit RecordingServer(std::function<std::string(int n)> answer)
+      : answer_(std::move(answer)), server_([this](int fd, int) {
+          server_.serve(fd, [this](const std::string&, int) {
+            int n = 0;
+            {
+              const std::lock_guard lock(mutex_);
+              n = static_cast<int>(arrivals_.size());
+              arrivals_.push_back(Clock::now());
+            }
+            return answer_(n);
+          });
+        }) {}
+  [[nodiscard]] std::string base_url() const { return server_.base_url(); }
+  [[nodiscard]] std::vector<Clock::time_point> arrivals() const {
+    const std::lock_guard lock(mutex_);
+    return arrivals_;
+  }
+
+ private:
+  std::function<std::string(int n)> answer_;
+  mutable std::mutex mutex_;
+  std::vector<Clock::time_point> arrivals_;
+  RawServer server_;
+};
+
+}  // namespace
+
+TEST_CASE("rate limit on the loop: admissions waited out with timers space the arrivals",
+          "[event_loop][concurrency][rate_limit]") {
+  // The async wiring in small: admit(), then schedule() the wait, then submit().
+  RecordingServer server([](int) { return RawServer::response(200, "ok"); });
+  studentsvc::detail::ClientThrottle throttle(studentsvc::detail::RateLimitOptions{50.0, 1});
+  CurlEventLoop loop;
+  constexpr int count = 20;
+  std::vector<std::unique_ptr<Request>> requests;
+  std::atomic<int> done{0};
+  std::atomic<int> failed{0};
+  const auto start = Clock::now();
+  for (int i = 0; i < count; ++i) {
+    requests.push_back(std::make_unique<Request>(server.base_url() + "/"));
+    CURL* handle = requests.back()->handle;
+    const auto admission = throttle.admit(studentsvc::detail::AttemptKind::first);
+    REQUIRE(admission.allowed);
+    loop.schedule(admission.wait, [&, handle](TransferOutcome t) {
+      if (t.cancelled) return;
+      loop.submit(handle, [&](TransferOutcome o) {
+        if (o.code != CURLE_OK) ++failed;
+        ++done;
+      });
+    });
+  }
+  REQUIRE(eventually([&] { return done == count; }));
+  CHECK(failed == 0);
+  const auto arrivals = server.arrivals();
+  REQUIRE(arrivals.size() == static_cast<std::size_t>(count));
+  // Timers never fire early: the k-th request cannot arrive before k * 20 ms.
+  for (std::size_t k = 0; k < arrivals.size(); ++k) {
+    CAPTURE(k);
+    CHECK(arrivals[k] - start >= std::chrono::milliseconds{20} * static_cast<int>(k));
+  }
+  const double took = ms_since(start);
+  std::printf("MEASURED rate limit 50/s burst 1: 20 requests over %.1f ms (ideal 380 ms)\n", took);
+  CHECK(took < 5000.0);
+}
+
+TEST_CASE("a 503 Retry-After pauses every later admission, not one lookup", "[event_loop][concurrency][rate_limit]") {
+  RecordingServer server([](int n) {
+    return n == 0 ? RawServer::response(503, R"({"message":"busy"})", "Retry-After: 1\r\n")
+                  : RawServer::response(200, "ok");
+  });
+  studentsvc::detail::ClientThrottle throttle;
+  CurlEventLoop loop;
+  Request first(server.base_url() + "/first");
+  Seen first_seen;
+  loop.submit(first.handle, first_seen.completion());
+  REQUIRE(first_seen.done.wait_for(10s) == std::future_status::ready);
+  REQUIRE(first_seen.done.get().code == CURLE_OK);
+  long status = 0;
+  curl_easy_getinfo(first.handle, CURLINFO_RESPONSE_CODE, &status);
+  REQUIRE(status == 503);
+  const auto paused_at = Clock::now();
+  CHECK(throttle.pause_for_status(static_cast<int>(status), 1000ms, 60s) == 1000ms);
+  // Three other lookups, from two threads: each waits for the pause's end.
+  std::vector<std::unique_ptr<Request>> others;
+  std::atomic<int> done{0};
+  for (int i = 0; i < 3; ++i) others.push_back(std::make_unique<Request>(server.base_url() + "/other"));
+  const auto launch = [&](std::size_t i) {
+    const auto a = throttle.admit(studentsvc::detail::AttemptKind::first);
+    loop.schedule(a.wait, [&, i](TransferOutcome t) {
+      if (!t.cancelled) loop.submit(others[i]->handle, [&](TransferOutcome) { ++done; });
+    });
+  };
+  std::thread other_thread([&] { launch(0); });
+  launch(1);
+  launch(2);
+  other_thread.join();
+  REQUIRE(eventually([&] { return done == 3; }));
+  const auto arrivals = server.arrivals();
+  REQUIRE(arrivals.size() == 4);
+  for (std::size_t k = 1; k < arrivals.size(); ++k) {
+    CAPTURE(k);
+    CHECK(arrivals[k] - paused_at >= 990ms);  // 1 s, less the ms rounding of the clock reads
+  }
 }

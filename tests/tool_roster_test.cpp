@@ -1,0 +1,277 @@
+// `studentsvc get` as roster work: thousands of perms through the tool (a child
+// process) against a MockServer on 127.0.0.1, every output row checked; --from
+// a file, stdin or a CSV column; failures in place and exit 10; --fail-fast.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <studentsvc/testing/mock_server.hpp>
+
+#include "../tools/studentsvc/csv.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using studentsvc::testing::MockServer;
+using studentsvc::testing::MockServerOptions;
+using Args = studentsvc::test::Args;
+
+const std::string cli = STUDENTSVC_CLI_PATH;
+
+studentsvc::test::ProcessResult tool(const Args& args) { return studentsvc::test::run_process(cli, args, {}); }
+
+Args flags_for(const MockServer& server) {
+  const auto o = server.client_options();
+  return {"--base-url", server.base_url(), "--insecure-loopback", "--api-key", o.auth.api_key,
+          "--svc-api-key", o.auth.svc_api_key, "--network-id", "svc-registrar-app", "--password", "mock-password",
+          "--retries", "0"};
+}
+
+Args concat(Args a, const Args& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string perm_of(std::size_t i) { return std::to_string(1'000'000 + i); }
+
+/// Student i: names that need CSV quoting and 2- and 4-byte UTF-8; every 500th perm is missing.
+std::map<std::string, std::string> roster_bodies(std::size_t count) {
+  std::map<std::string, std::string> bodies;
+  const auto model = MockServerOptions::default_students().at("1234567");
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i % 500 == 499) continue;
+    auto s = model;
+    s["perm"] = perm_of(i);
+    s["firstName"] = "Zoë \"" + std::to_string(i) + "\" 🌟";
+    s["lastName"] = "Núñez, " + std::to_string(i);
+    s["nfr"] = i % 3 == 0;
+    bodies[perm_of(i)] = s.dump();
+  }
+  return bodies;
+}
+
+/// A mock serving the roster. The students are answered from `intercept` once
+/// the request carries the mock's credentials (any other request goes on to the
+/// mock's own checks): MockServer copies its options, students included, for
+/// every request it dispatches, which makes thousands of students slow.
+MockServerOptions roster_options(std::size_t count) {
+  MockServerOptions o;
+  const std::string prefix = "/students/v2/students/";
+  // Shared, not captured by value: the mock copies `intercept` for every request.
+  o.intercept = [bodies = std::make_shared<const std::map<std::string, std::string>>(roster_bodies(count)), prefix,
+                 api_key = o.api_key, svc = *o.svc_api_key](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("x-api-key") != api_key || req.get_header_value("svc-api-key") != svc ||
+        !req.has_header("Authorization") || !req.path.starts_with(prefix)) {
+      return false;
+    }
+    const auto it = bodies->find(req.path.substr(prefix.size()));
+    if (it == bodies->end()) {
+      res.status = 404;
+      res.set_content(R"({"message":"Student not found."})", "application/json; charset=utf-8");
+    } else {
+      res.status = 200;
+      res.set_content(it->second, "application/json; charset=utf-8");
+    }
+    return true;
+  };
+  return o;
+}
+
+std::vector<std::string> roster_perms(std::size_t count) {
+  std::vector<std::string> perms;
+  for (std::size_t i = 0; i < count; ++i) perms.push_back(perm_of(i));
+  return perms;
+}
+
+std::string lines_of(const std::vector<std::string>& perms) {
+  std::string out;
+  for (const auto& p : perms) out += p + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tool get: 5,000 perms to CSV, every row checked, failures as rows, exit 10", "[tool]") {
+  constexpr std::size_t count = 5000;
+  MockServer server(roster_options(count));
+  REQUIRE(server.running());
+  const studentsvc_test::TempDir dir;
+  const auto perms = roster_perms(count);
+  const auto file = dir.write("perms.txt", lines_of(perms));
+
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = tool(concat(flags_for(server), {"get", "--from", file, "-o", "csv", "--concurrency", "16"}));
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  WARN("5,000 perms to CSV in " << seconds << " s");
+  CHECK(r.status == 10);  // ten perms are missing
+
+  // stderr is not a terminal: no progress bar, only the summary line.
+  CHECK(r.err.find('\r') == std::string::npos);
+  CHECK_THAT(r.err, Catch::StartsWith("studentsvc: get: 5000 looked up, 4990 found, 10 failed in "));
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+
+  const auto records = studentsvc_cli::parse_csv(r.out);
+  REQUIRE(records);
+  REQUIRE(records->size() == count + 1);
+  const auto& header = records->front();
+  REQUIRE(header.size() == 18);
+  CHECK(header.front() == "perm");
+  CHECK(header.at(9) == "nfr");
+  CHECK(header.back() == "error");
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& row = (*records)[i + 1];
+    INFO("row " << i);
+    REQUIRE(row.size() == header.size());
+    CHECK(row.at(0) == perm_of(i));  // input order
+    if (i % 500 == 499) {
+      CHECK(row.at(1).empty());
+      CHECK(row.back() == "not_found (404): Student not found.");
+      continue;
+    }
+    CHECK(row.at(1) == "Zoë \"" + std::to_string(i) + "\" 🌟");  // UTF-8 byte for byte, quotes kept
+    CHECK(row.at(2) == "Núñez, " + std::to_string(i));
+    CHECK(row.at(9) == (i % 3 == 0 ? "true" : "false"));
+    CHECK(row.at(10).empty());  // internationalStudentCode null
+    CHECK(row.back().empty());
+  }
+  // RFC 4180 on the wire: CRLF line ends, quoted fields with doubled quotes.
+  CHECK_THAT(r.out, Catch::StartsWith("perm,firstName,lastName,suffix,email,"));
+  CHECK_THAT(r.out, Catch::Contains("\r\n1000001,\"Zoë \"\"1\"\" 🌟\",\"Núñez, 1\","));
+}
+
+TEST_CASE("tool get: many perms default to ndjson, one object a line, errors in place", "[tool]") {
+  constexpr std::size_t count = 1200;
+  MockServer server(roster_options(count));
+  auto perms = roster_perms(count);
+  const auto r = tool(concat(concat(flags_for(server), {"get", "--quiet"}), perms));
+  CHECK(r.status == 10);
+  CHECK(r.err.empty());  // --quiet: not even the summary
+  std::size_t line_no = 0;
+  std::size_t start = 0;
+  while (start < r.out.size()) {
+    const auto end = r.out.find('\n', start);
+    REQUIRE(end != std::string::npos);
+    const auto j = nlohmann::json::parse(r.out.substr(start, end - start));
+    INFO("line " << line_no);
+    REQUIRE(line_no < count);
+    CHECK(j.at("perm") == perm_of(line_no));
+    if (line_no % 500 == 499) {
+      CHECK(j.at("error").at("kind") == "not_found");
+      CHECK(j.at("error").at("status") == 404);
+    } else {
+      CHECK(j.at("lastName") == "Núñez, " + std::to_string(line_no));
+      CHECK(j.at("nfr") == (line_no % 3 == 0));
+    }
+    ++line_no;
+    start = end + 1;
+  }
+  CHECK(line_no == count);
+
+  // -o json: one array of the same objects.
+  const auto array = tool(concat(flags_for(server), {"get", "-q", "-o", "json", perm_of(0), perm_of(499), perm_of(1)}));
+  CHECK(array.status == 10);
+  const auto j = nlohmann::json::parse(array.out);
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() == 3);
+  CHECK(j[0].at("perm") == perm_of(0));
+  CHECK(j[1].at("error").at("kind") == "not_found");
+  CHECK(j[2].at("perm") == perm_of(1));
+
+  // All found: exit 0; an empty array for nothing is not possible (no perms is a usage error).
+  const auto ok = tool(concat(flags_for(server), {"get", "-q", perm_of(0), perm_of(1)}));
+  CHECK(ok.status == 0);
+  CHECK(tool(concat(flags_for(server), {"get"})).status == 2);
+}
+
+TEST_CASE("tool get --from: lines, stdin, a CSV column, and bad input", "[tool]") {
+  MockServer server(roster_options(10));
+  const studentsvc_test::TempDir dir;
+  const auto flags = flags_for(server);
+
+  // Blank lines, spaces and CRLF are tolerated.
+  const auto text = dir.write("perms.txt", "1000000\r\n\n  1000001  \n1000002");
+  const auto lines = tool(concat(flags, {"get", "-q", "-o", "csv", "--from", text}));
+  CHECK(lines.status == 0);
+  const auto lines_csv = studentsvc_cli::parse_csv(lines.out);
+  REQUIRE(lines_csv);
+  CHECK(lines_csv->size() == 4);
+
+  // A CSV roster: the perm column by name, quoted fields and an embedded newline.
+  const auto roster = dir.write("roster.csv",
+                                "name,perm,notes\r\n\"Wei, Li\",1000003,\"line one\nline two\"\r\nAna,1000004,\r\n");
+  const auto by_column = tool(concat(flags, {"get", "-q", "--from", roster, "--column", "perm"}));
+  CHECK(by_column.status == 0);
+  CHECK_THAT(by_column.out, Catch::StartsWith("{\"perm\":\"1000003\""));
+  CHECK_THAT(by_column.out, Catch::Contains("\n{\"perm\":\"1000004\""));
+
+  // stdin.
+  std::string shell_args;
+  for (const auto& f : flags) shell_args += "'" + f + "' ";
+  const auto piped = studentsvc::test::run_process(
+      "/bin/sh", {"-c", "printf '1000005\\n1000006\\n' | \"$0\" " + shell_args + "get -q --from - -o csv", cli});
+  CHECK(piped.status == 0);
+  CHECK_THAT(piped.out, Catch::Contains("\r\n1000005,"));
+  CHECK_THAT(piped.out, Catch::Contains("\r\n1000006,"));
+
+  // Bad input: one line on stderr, nothing on stdout.
+  struct Case {
+    Args args;
+    int status;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {{"get", "--from", (dir.path() / "missing.txt").string()}, 3, "cannot open the file"},
+      {{"get", "--from", roster, "--column", "email"}, 3, "no column 'email'"},
+      {{"get", "--from", dir.write("bad.csv", "perm\n\"1000000\n")}, 0, ""},  // without --column: lines
+      {{"get", "--from", dir.write("bad2.csv", "perm\n\"1000000\n"), "--column", "perm"}, 3, "malformed"},
+      {{"get", "--from", dir.write("empty.txt", "\n\n")}, 3, "no perms"},
+      {{"get", "1000000", "--column", "perm"}, 2, "--column needs --from"},
+  };
+  for (const auto& c : cases) {
+    if (c.status == 0) continue;
+    INFO(c.message);
+    const auto r = tool(concat(flags, c.args));
+    CHECK(r.status == c.status);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(c.message));
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  }
+}
+
+TEST_CASE("tool get --fail-fast stops sending after a 401, without it every lookup is tried", "[tool]") {
+  MockServer server(roster_options(400));
+  auto flags = flags_for(server);
+  flags.at(4) = "wrong-api-key";
+  const auto perms = roster_perms(400);
+
+  const auto fast = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "4", "--fail-fast"}), perms));
+  CHECK(fast.status == 6);  // unauthorized
+  CHECK_THAT(fast.err, Catch::Contains("stopped by --fail-fast"));
+  CHECK_THAT(fast.err, Catch::Contains("get: stopped by --fail-fast: unauthorized (401)"));
+  const auto sent = server.request_count();
+  CHECK(sent <= 16);  // one chunk (4 × concurrency), not 400
+  const auto rows = studentsvc_cli::parse_csv(fast.out);
+  REQUIRE(rows);
+  CHECK(rows->size() == 2);  // the header and the row that stopped it
+
+  const auto all = tool(concat(concat(flags, {"get", "-q", "-o", "csv", "--concurrency", "4"}), perms));
+  CHECK(all.status == 10);
+  CHECK(server.request_count() - sent == 400);
+
+  // A batch whose configuration cannot work fails once, before anything is sent.
+  const auto before = server.request_count();
+  const auto unconfigured = tool(concat({"--base-url", server.base_url(), "--api-key", "k", "get"}, perms));
+  CHECK(unconfigured.status == 3);
+  CHECK(unconfigured.out.empty());
+  CHECK(unconfigured.err.find('\n') == unconfigured.err.size() - 1);
+  CHECK(server.request_count() == before);
+}

@@ -10,7 +10,8 @@ set -euo pipefail
 # make: CMake's default generator on Linux (a plain `cmake -B build`), which
 # --no-install-recommends would otherwise leave out; the presets use Ninja.
 packages=(cmake make ninja-build g++ pkg-config git ca-certificates openssl libssl-dev
-          libcurl4-openssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev)
+          libcurl4-openssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev
+          libcli11-dev help2man)  # the studentsvc tool: CLI11 parses its arguments, help2man writes its man page
 for arg in "$@"; do
   case "$arg" in
     --ci) packages+=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev doxygen python3) ;;

@@ -33,16 +33,19 @@ using Args = studentsvc::test::Args;
 const std::string cli = STUDENTSVC_CLI_PATH;
 const std::string example_fixtures = std::string(STUDENTSVC_SOURCE_DIR) + "/docs/tool-mock-students.json";
 
-/// `studentsvc mock ARGS` in the background, its stdout read line by line.
+/// `studentsvc mock ARGS` in the background, its stdout and stderr read as they come.
 class MockProcess {
  public:
   explicit MockProcess(const Args& args) {
     std::array<int, 2> out{};
+    std::array<int, 2> err{};
     REQUIRE(::pipe2(out.data(), O_CLOEXEC) == 0);
+    REQUIRE(::pipe2(err.data(), O_CLOEXEC) == 0);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     std::vector<std::string> storage{cli, "mock"};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -52,7 +55,8 @@ class MockProcess {
     const int spawned = ::posix_spawn(&pid_, cli.c_str(), &actions, nullptr, argv.data(), envp);
     posix_spawn_file_actions_destroy(&actions);
     ::close(out[1]);
-    fd_ = out[0];
+    ::close(err[1]);
+    fds_ = {out[0], err[0]};
     REQUIRE(spawned == 0);
   }
   MockProcess(const MockProcess&) = delete;
@@ -62,19 +66,29 @@ class MockProcess {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
-    if (fd_ >= 0) ::close(fd_);
+    for (const int fd : fds_) {
+      if (fd >= 0) ::close(fd);
+    }
   }
 
-  /// Reads stdout until it holds `text` or the process closes it (20 s at most).
+  /// Reads until stdout holds `text` or both streams are closed (20 s at most).
   bool read_until(const std::string& text) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (out_.find(text) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      std::array<char, 4096> buf{};
-      const ssize_t n = ::read(fd_, buf.data(), buf.size());
-      if (n <= 0) break;
-      out_.append(buf.data(), static_cast<std::size_t>(n));
+    while (out_.find(text) == std::string::npos && std::chrono::steady_clock::now() < deadline &&
+           (fds_[0] >= 0 || fds_[1] >= 0)) {
+      std::array<pollfd, 2> p{pollfd{fds_[0], POLLIN, 0}, pollfd{fds_[1], POLLIN, 0}};
+      if (::poll(p.data(), p.size(), 200) <= 0) continue;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        if (p[i].fd < 0 || p[i].revents == 0) continue;
+        std::array<char, 4096> buf{};
+        const ssize_t n = ::read(p[i].fd, buf.data(), buf.size());
+        if (n > 0) {
+          (i == 0 ? out_ : err_).append(buf.data(), static_cast<std::size_t>(n));
+        } else {
+          ::close(fds_[i]);
+          fds_[i] = -1;
+        }
+      }
     }
     return out_.find(text) != std::string::npos;
   }
@@ -97,7 +111,7 @@ class MockProcess {
   /// Sends `signal` and waits (20 s at most) for the exit status.
   int stop(int signal) {
     ::kill(pid_, signal);
-    read_until("\x04");  // drain to end of output
+    read_until("\x04");  // never printed: reads to the end of both streams
     int status = 0;
     const pid_t done = ::waitpid(pid_, &status, 0);
     pid_ = -1;
@@ -106,11 +120,13 @@ class MockProcess {
   }
 
   [[nodiscard]] const std::string& output() const { return out_; }
+  [[nodiscard]] const std::string& errors() const { return err_; }
 
  private:
   pid_t pid_ = -1;
-  int fd_ = -1;
+  std::array<int, 2> fds_{-1, -1};
   std::string out_;
+  std::string err_;
 };
 
 studentsvc::test::ProcessResult tool(const Args& args, const Env& env) {
@@ -122,7 +138,8 @@ studentsvc::test::ProcessResult tool(const Args& args, const Env& env) {
 TEST_CASE("tool mock serves the example fixtures to a program given only its exports, SIGTERM stops it", "[tool][mock]") {
   MockProcess mock({"--students", example_fixtures});
   REQUIRE(mock.read_until("STUDENTSVC_ALLOW_INSECURE_LOOPBACK='1'\n"));
-  CHECK_THAT(mock.output(), Catch::StartsWith("studentsvc mock: listening on http://127.0.0.1:"));
+  CHECK_THAT(mock.output(), Catch::StartsWith("export STUDENTSVC_BASE_URL='http://127.0.0.1:"));  // stdout: exports only
+  CHECK_THAT(mock.errors(), Catch::StartsWith("studentsvc mock: listening on http://127.0.0.1:"));
   const Env env = mock.exports();
   for (const char* name : {"STUDENTSVC_BASE_URL", "STUDENTSVC_API_KEY", "STUDENTSVC_SVC_API_KEY",
                            "STUDENTSVC_NETWORK_ID", "STUDENTSVC_PASSWORD"}) {
@@ -156,7 +173,8 @@ TEST_CASE("tool mock serves the example fixtures to a program given only its exp
   CHECK_THAT(flagged.out, Catch::Contains("--timeout"));
 
   CHECK(mock.stop(SIGTERM) == 0);
-  CHECK_THAT(mock.output(), Catch::EndsWith("studentsvc mock: stopped (SIGTERM)\n"));
+  CHECK_THAT(mock.errors(), Catch::EndsWith("studentsvc mock: stopped (SIGTERM)\n"));
+  CHECK(mock.output().find("studentsvc mock:") == std::string::npos);
 }
 
 TEST_CASE("tool mock stops on SIGINT, --latency slows every answer", "[tool][mock]") {
@@ -166,7 +184,7 @@ TEST_CASE("tool mock stops on SIGINT, --latency slows every answer", "[tool][moc
   CHECK(tool({"get", "1234567"}, mock.exports()).status == 0);
   CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(300));
   CHECK(mock.stop(SIGINT) == 0);
-  CHECK_THAT(mock.output(), Catch::EndsWith("studentsvc mock: stopped (SIGINT)\n"));
+  CHECK_THAT(mock.errors(), Catch::EndsWith("studentsvc mock: stopped (SIGINT)\n"));
 }
 
 TEST_CASE("tool mock over TLS exports the certificate as the CA bundle", "[tool][mock]") {

@@ -153,12 +153,14 @@ struct MockFixtures {
     error_line("mock: the mock server did not start");
     return exit_internal;
   }
-  std::cout << "studentsvc mock: listening on " << server->base_url() << " (stop with Ctrl-C or SIGTERM)\n"
-            << mock_exports(*server, ca_bundle) << std::flush;
+  // stdout holds only the export lines, so `studentsvc mock > mock.env` can be sourced.
+  std::cerr << "studentsvc mock: listening on " << server->base_url() << " (stop with Ctrl-C or SIGTERM)\n"
+            << std::flush;
+  std::cout << mock_exports(*server, ca_bundle) << std::flush;
   int received = 0;
   sigwait(&stop_signals, &received);
   server->stop();
-  std::cout << "studentsvc mock: stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
+  std::cerr << "studentsvc mock: stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
   return exit_ok;
 }
 

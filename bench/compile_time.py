@@ -5,6 +5,10 @@ TU with <nlohmann/json.hpp> + <curl/curl.h> compiled in the same run.
 
   python3 bench/compile_time.py [--cxx g++] [--flags "-std=c++23 -O2"] [--repeats 5]
 
+COMPILED_PROBES are the same kind of TU in compiled mode (-DSTUDENTSVC_HEADER_ONLY=0:
+what a TU costs when the bodies are in the studentsvc library); only this
+script measures them (run_bench.py times the bench build's header-only probes).
+
 Prints a table and one `BENCH name=value` line per figure. run_bench.py uses
 measure() with the bench build's own compile commands.
 """
@@ -27,6 +31,13 @@ PROBES = {
     "sdk": ("compile_probe_sdk.cpp", "#include <studentsvc/studentsvc.hpp> (umbrella)", 1.3),
     "http": ("compile_probe_http.cpp", "#include <studentsvc/http.hpp> alone", 0.5),
     "calls": ("compile_probe_calls.cpp", "the umbrella + a TU making the three calls", None),
+}
+
+# Compiled mode: the same TUs built with COMPILED_FLAGS.
+COMPILED_FLAGS = ["-DSTUDENTSVC_HEADER_ONLY=0"]
+COMPILED_PROBES = {
+    "sdk_compiled": ("compile_probe_sdk.cpp", "the umbrella, compiled mode", None),
+    "calls_compiled": ("compile_probe_calls_compiled.cpp", "client.hpp + a TU making the three calls, compiled", 0.5),
 }
 
 
@@ -56,7 +67,7 @@ def measure(cmds: dict[str, tuple[list[str], str | None]], repeats: int) -> dict
 
 def table(r: dict[str, float]) -> list[str]:
     lines = [f"{'probe':<52} {'CPU s':>7} {'/ baseline':>10} {'goal':>6}"]
-    for key, (_, what, goal) in PROBES.items():
+    for key, (_, what, goal) in {**PROBES, **COMPILED_PROBES}.items():
         if f"compile_{key}_s" not in r:
             continue
         ratio = r.get(f"compile_{key}_over_baseline", 1.0)
@@ -75,9 +86,10 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cmds = {}
-        for key, (source, _, _) in PROBES.items():
-            cmds[key] = ([args.cxx, *shlex.split(args.flags), f"-I{args.include}", "-c",
-                          str(REPO / "bench" / source), "-o", str(Path(tmp) / f"{key}.o")], None)
+        for probes, extra in ((PROBES, []), (COMPILED_PROBES, COMPILED_FLAGS)):
+            for key, (source, _, _) in probes.items():
+                cmds[key] = ([args.cxx, *shlex.split(args.flags), *extra, f"-I{args.include}", "-c",
+                              str(REPO / "bench" / source), "-o", str(Path(tmp) / f"{key}.o")], None)
         r = measure(cmds, args.repeats)
     print(f"compile CPU time, minimum of {args.repeats}: {args.cxx} {args.flags}")
     print("\n".join(table(r)))

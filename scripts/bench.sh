@@ -5,7 +5,8 @@
 #   bash scripts/bench.sh --quick    fewer iterations, to check that everything runs
 #   bash scripts/bench.sh --no-docs  measure and print, leave docs/ alone
 #   bash scripts/bench.sh --compile-only   only (f), compile time (bench/compile_time.py,
-#                                    $CXX or g++): no build, no nginx, docs/ left alone
+#                                    $CXX or g++), header-only and compiled-mode probes
+#                                    (STUDENTSVC_HEADER_ONLY=0): no build, no nginx, docs/ left alone
 #
 # Installs its tools (install-deps.sh --bench), builds the `bench` preset,
 # starts nginx on 127.0.0.1 on a free port from a config in a temporary

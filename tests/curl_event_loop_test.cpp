@@ -24,7 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include <studentsvc/detail/batch_window.hpp>
 #include <studentsvc/detail/curl_event_loop.hpp>
+#include <studentsvc/detail/error_body.hpp>
 #include <studentsvc/detail/rate_limit.hpp>
 
 #include "support/raw_server.hpp"
@@ -766,4 +768,52 @@ TEST_CASE("a 503 Retry-After pauses every later admission, not one lookup", "[ev
     CAPTURE(k);
     CHECK(arrivals[k] - paused_at >= 990ms);  // 1 s, less the ms rounding of the clock reads
   }
+}
+
+TEST_CASE("fail-fast end to end: 5,000 lookups against a server answering 401 send at most the window",
+          "[event_loop][concurrency][fail_fast]") {
+  // The streaming batch in small: batch_window drives, the loop transfers,
+  // and a 401 (a wrong password) stops the sending.
+  RawServer server([&](int fd, int) {
+    server.serve(fd, [](const std::string&, int) {
+      std::this_thread::sleep_for(5ms);
+      return RawServer::response(401, R"({"detail":"Invalid API key."})");
+    });
+  });
+  CurlEventLoop loop;
+  constexpr std::size_t window = 16;
+  std::vector<std::string> perms;
+  for (int i = 0; i < 5000; ++i) perms.push_back(std::to_string(1000000 + i));
+  std::size_t cancelled = 0;
+  std::size_t unauthorized = 0;
+  const auto start = [&](std::size_t, const std::string& perm,
+                         std::function<void(studentsvc::Result<std::string>)> done) {
+    auto request = std::make_shared<Request>(server.base_url() + "/v1/students/" + perm);
+    loop.submit(request->handle, [request, done = std::move(done)](TransferOutcome o) {
+      long status = 0;
+      curl_easy_getinfo(request->handle, CURLINFO_RESPONSE_CODE, &status);
+      if (o.code != CURLE_OK) {
+        done(studentsvc::make_error(studentsvc::ErrorKind::transport, curl_easy_strerror(o.code)));
+      } else if (status != 200) {
+        done(std::unexpected(studentsvc::decode_error_body(static_cast<int>(status), request->body)));
+      } else {
+        done(request->body);
+      }
+    });
+  };
+  const auto summary = studentsvc::detail::run_batch_window<std::string>(
+      perms, start,
+      [&](std::size_t, const std::string&, studentsvc::Result<std::string> r) {
+        if (!r && r.error().kind == studentsvc::ErrorKind::cancelled) ++cancelled;
+        if (!r && r.error().kind == studentsvc::ErrorKind::unauthorized) ++unauthorized;
+      },
+      studentsvc::detail::BatchWindowOptions{window, true});
+  std::printf("MEASURED fail-fast: 5,000 perms, window %zu, server received %d requests\n", window,
+              server.requests());
+  CHECK(server.requests() <= static_cast<int>(window));
+  CHECK(server.requests() >= 1);
+  CHECK(unauthorized == summary.sent);
+  CHECK(cancelled == 5000 - summary.sent);
+  REQUIRE(summary.stopped_by);
+  CHECK(summary.stopped_by->status == 401);
 }

@@ -539,3 +539,16 @@ TEST_CASE("bad client-level limits are refused once, by Client::create and by ev
   CHECK_FALSE(client.get_student("1234567", call));
   CHECK(fake->request_count() == 0);
 }
+
+TEST_CASE("Client::create refuses a CA bundle that cannot be read, naming the setting", "[options]") {
+  const studentsvc_test::TempDir dir;
+  auto o = client_options();
+  o.transport = std::make_shared<studentsvc::testing::FakeTransport>();
+  o.ca_bundle = (dir.path() / "missing.pem").string();
+  auto created = studentsvc::Client::create(o);
+  REQUIRE_FALSE(created);
+  CHECK(created.error().kind == ErrorKind::invalid_argument);
+  CHECK(created.error().message == "ca_bundle: the file does not exist");
+  o.ca_bundle = dir.write("ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  CHECK(studentsvc::Client::create(o));
+}

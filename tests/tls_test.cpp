@@ -216,11 +216,29 @@ TEST_CASE("a certificate for another host name fails", "[tls]") {
   CHECK(server.request_count() == 0);
 }
 
-TEST_CASE("a CA bundle that cannot be read fails closed", "[tls]") {
+TEST_CASE("a CA bundle that cannot be read is a configuration error before any request", "[tls]") {
   const TestPki pki;
   MockServer server({}, pki.server_cert.string(), pki.server_key.string());
-  const auto r =
-      studentsvc::Client(https_options(server, pki.dir / "no-such-bundle.pem", "127.0.0.1")).get_student("1234567");
+  const auto options = https_options(server, pki.dir / "no-such-bundle.pem", "127.0.0.1");
+  const auto created = studentsvc::Client::create(options);
+  REQUIRE_FALSE(created);
+  CHECK(created.error().kind == ErrorKind::invalid_argument);
+  CHECK(created.error().message == "ca_bundle: the file does not exist");
+  const auto r = studentsvc::Client(options).get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::invalid_argument);
+  CHECK(server.request_count() == 0);
+}
+
+TEST_CASE("a CA bundle that is readable but holds no certificate fails closed", "[tls]") {
+  const TestPki pki;
+  MockServer server({}, pki.server_cert.string(), pki.server_key.string());
+  const auto garbage = pki.dir / "garbage-bundle.pem";
+  {
+    std::ofstream out(garbage);
+    out << "not a certificate\n";
+  }
+  const auto r = studentsvc::Client(https_options(server, garbage, "127.0.0.1")).get_student("1234567");
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == ErrorKind::transport);
   CHECK(server.request_count() == 0);

@@ -36,11 +36,17 @@ namespace detail {
 /// them once, when it is built; a direct caller of a build_* function has not.
 enum class ClientLimits { check, checked };
 
-/// The client-level timeouts, header cap and retry policy, as a Client checks
-/// them once when built: a zero or negative timeout is refused rather than sent
-/// (libcurl reads 0 as "no timeout", so a bad value would silently remove the bound).
+/// The client-level settings a Client checks once, when built: a zero or
+/// negative timeout is refused rather than sent (libcurl reads 0 as "no
+/// timeout", so a bad value would silently remove the bound), and a CA bundle
+/// that cannot be read is named now rather than as a TLS error on the first call.
 [[nodiscard]] inline Result<void> validate_limits(const ClientOptions& client) {
   constexpr std::chrono::milliseconds zero{0};
+  if (!client.ca_bundle.empty()) {
+    if (auto why = unreadable_file_reason(client.ca_bundle)) {
+      return make_error(ErrorKind::invalid_argument, "ca_bundle: the file " + *why);
+    }
+  }
   if (client.connect_timeout <= zero) return make_error(ErrorKind::invalid_argument, "connect_timeout must be positive");
   if (client.timeout <= zero) return make_error(ErrorKind::invalid_argument, "timeout must be positive");
   if (client.max_response_header_bytes == 0) {

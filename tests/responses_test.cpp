@@ -316,3 +316,35 @@ TEST_CASE("RawResponse::json() refuses a body nested past 64 levels", "[response
   const studentsvc::RawResponse ok{200, {}, std::string(64, '[') + std::string(64, ']')};
   CHECK(ok.json());
 }
+
+TEST_CASE("the server's request id is kept in the ApiError and printed by to_string", "[responses]") {
+  const auto header = GENERATE(as<std::string>{}, "x-request-id", "Request-Id", "x-amzn-RequestId", "X-Correlation-ID");
+  CAPTURE(header);
+  auto r = studentsvc::map_student_response(response(503, "busy", Headers{{header, "req-7f3a"}}), Endpoint::get_student);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().request_id == "req-7f3a");
+  CHECK_THAT(studentsvc::to_string(r.error()), Catch::EndsWith("[request id req-7f3a]"));
+  auto c = studentsvc::map_conversation_response(response(500, "", Headers{{header, "req-7f3a"}}));
+  REQUIRE_FALSE(c);
+  CHECK(c.error().request_id == "req-7f3a");
+}
+
+TEST_CASE("request id: the first of the known headers wins, empty ones are skipped, a huge one is cut", "[responses]") {
+  auto r = studentsvc::map_student_response(
+      response(500, "", Headers{{"x-correlation-id", "corr"}, {"x-request-id", ""}, {"request-id", "rid"}}),
+      Endpoint::get_student);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().request_id == "rid");
+  auto none = studentsvc::map_student_response(response(500, ""), Endpoint::get_student);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().request_id.empty());
+  CHECK_THAT(studentsvc::to_string(none.error()), !Catch::Contains("request id"));
+  auto huge = studentsvc::map_student_response(response(500, "", Headers{{"x-request-id", std::string(100'000, 'r')}}),
+                                               Endpoint::get_student);
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error().request_id.size() == 128);
+  auto control = studentsvc::map_student_response(response(500, "", Headers{{"x-request-id", "a\x01z"}}),
+                                                  Endpoint::get_student);
+  REQUIRE_FALSE(control);
+  CHECK_THAT(studentsvc::to_string(control.error()), Catch::EndsWith("[request id a z]"));
+}

@@ -101,6 +101,9 @@ struct ApiError {
   int attempts = 0;
   /// For ErrorKind::transport: which step failed, when the transport says.
   TransportFailure transport_failure = TransportFailure::unspecified;
+  /// The server's request id for the failed answer (ClientOptions::request_id_headers),
+  /// or empty: quote it in a support ticket to the registrar.
+  std::string request_id;
 
   friend bool operator==(const ApiError&, const ApiError&) = default;
 };
@@ -178,6 +181,7 @@ inline constexpr std::size_t body_excerpt_limit = 256;
     for (const auto& m : messages) out += "; " + name + ": " + m;
   }
   if (error.retryable) out += " (retryable)";
+  if (!error.request_id.empty()) out += " [request id " + error.request_id + "]";
   // Server text may hold CR/LF or other control characters: keep it one line.
   for (char& c : out) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';

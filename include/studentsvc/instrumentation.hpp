@@ -4,6 +4,7 @@
 /// every attempt of every call (single, batch, asynchronous), for metrics and
 /// tracing, that never carries a secret or a student's data.
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -13,6 +14,12 @@
 #include <studentsvc/http.hpp>
 
 namespace studentsvc {
+
+/// @brief The response headers that carry a server's request id, in the order
+/// they are looked for (ClientOptions::request_id_headers starts as these). The
+/// interface names none; these are the common ones of gateways and frameworks.
+inline constexpr std::array<std::string_view, 4> default_request_id_headers = {"x-request-id", "request-id",
+                                                                               "x-amzn-requestid", "x-correlation-id"};
 
 /// @brief Whether an AttemptEvent opens or closes an attempt.
 enum class AttemptPhase { start, end };

@@ -104,8 +104,7 @@ struct ClientOptions {
   /// Response headers that carry the server's request id, first match wins:
   /// it goes into ApiError::request_id and AttemptEvent::request_id, so a
   /// support ticket can quote it. The interface names none; these are common.
-  std::vector<std::string> request_id_headers = {"x-request-id", "request-id", "x-amzn-requestid",
-                                                 "x-correlation-id"};
+  std::vector<std::string> request_id_headers{default_request_id_headers.begin(), default_request_id_headers.end()};
   /// The HTTP stack; null: a CurlTransport built from the fields above.
   std::shared_ptr<Transport> transport;
 

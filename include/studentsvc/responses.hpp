@@ -9,10 +9,12 @@
 #include <utility>
 
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/error_body.hpp>
 #include <studentsvc/detail/student_decoder.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/instrumentation.hpp>
 // The decoders need nlohmann already: with json.hpp, RawResponse::json() and
 // to_json work wherever a Client does, as before json.hpp existed.
 #include <studentsvc/json.hpp>
@@ -21,9 +23,12 @@
 
 namespace studentsvc {
 
-/// @brief The ApiError of a non-2xx response, with `Retry-After` when the server sent one.
+/// @brief The ApiError of a non-2xx response, with `Retry-After` when the server
+/// sent one, and the server's request id (from default_request_id_headers; a
+/// Client looks in its ClientOptions::request_id_headers).
 [[nodiscard]] inline ApiError error_from_response(const HttpResponse& response) {
   ApiError e = decode_error_body(response.status, response.body);
+  e.request_id = std::string(detail::find_request_id(response.headers, default_request_id_headers));
   if (const auto header = response.headers.find("Retry-After")) {
     if (const auto wait = parse_retry_after(*header, std::chrono::system_clock::now())) {
       e.retry_after_ms = wait->count();

@@ -40,11 +40,13 @@ namespace studentsvc::detail {
   return previous->status == 401 ? RetryReason::credentials : RetryReason::status;
 }
 
-/// The first value among `names` (in that order), or empty.
-[[nodiscard]] inline std::string_view find_request_id(const Headers& headers,
-                                                      const std::vector<std::string>& names) noexcept {
+/// The first value among `names` (in that order), or empty; at most 128
+/// bytes of it (an id, not a place for a hostile server to park a megabyte).
+template <class Names>
+[[nodiscard]] std::string_view find_request_id(const Headers& headers, const Names& names) noexcept {
+  constexpr std::size_t max_request_id_bytes = 128;
   for (const auto& name : names) {
-    if (const auto v = headers.find(name); v && !v->empty()) return *v;
+    if (const auto v = headers.find(name); v && !v->empty()) return v->substr(0, max_request_id_bytes);
   }
   return {};
 }

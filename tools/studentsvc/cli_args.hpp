@@ -26,6 +26,8 @@ struct Args {
 
   std::map<std::string, std::string, std::less<>> env_overrides;  ///< STUDENTSVC_* name → flag value.
   std::string proxy;
+  std::optional<std::string> profile;      ///< --profile (else STUDENTSVC_PROFILE)
+  std::optional<std::string> config_file;  ///< --config (else STUDENTSVC_CONFIG, else the default file)
   bool insecure_loopback = false;
   bool mock = false;
   bool help = false;
@@ -107,6 +109,8 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
   env_option(app, a, "--api-version", "STUDENTSVC_API_VERSION");
   env_option(app, a, "--ca-bundle", "STUDENTSVC_CA_BUNDLE");
   app.add_option("--proxy", a.proxy);
+  app.add_option_function<std::string>("--profile", [&a](const std::string& v) { a.profile = v; });
+  app.add_option_function<std::string>("--config", [&a](const std::string& v) { a.config_file = v; });
   app.add_flag("--insecure-loopback", a.insecure_loopback)->disable_flag_override();
   app.add_option_function<long long>("--timeout", [&a](long long ms) { a.timeout = std::chrono::milliseconds(ms); })
       ->check(CLI::Range(1LL, 86'400'000LL));

@@ -3,6 +3,7 @@
 // mock's settings), where each value came from, and the `config` command.
 
 #include <cstdlib>
+#include <expected>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -18,6 +19,7 @@
 
 #include "cli_args.hpp"
 #include "exit_status.hpp"
+#include "profiles.hpp"
 
 namespace studentsvc_cli {
 
@@ -49,10 +51,13 @@ inline constexpr Setting settings[] = {
 };
 
 /// Where the tool's settings come from: a flag, then (without --mock) the
-/// environment, or (with --mock) the mock server's own settings.
+/// environment, then the selected profile; or (with --mock) the mock server's
+/// own settings under the flags.
 class ConfigSources {
  public:
-  ConfigSources(const Args& a, const std::optional<studentsvc::ClientOptions>& mock) : mock_(mock.has_value()) {
+  ConfigSources(const Args& a, const std::optional<studentsvc::ClientOptions>& mock,
+                std::optional<Profile> profile = std::nullopt)
+      : mock_(mock.has_value()), profile_(std::move(profile)) {
     if (a.insecure_loopback) flags_["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = "1";
     for (const auto& [name, value] : a.env_overrides) flags_[name] = value;
     if (!mock) return;
@@ -68,11 +73,16 @@ class ConfigSources {
     }
   }
 
+  /// flag > environment > profile (or flag > mock); nullopt when none has it.
   [[nodiscard]] std::optional<std::string> value(std::string_view name) const {
     if (const auto it = flags_.find(name); it != flags_.end()) return it->second;
     if (mock_) {
       if (const auto it = mock_env_.find(name); it != mock_env_.end()) return it->second;
       return std::nullopt;
+    }
+    if (auto v = getenv_string(name); v && !v->empty()) return v;
+    if (profile_) {
+      if (const auto it = profile_->values.find(name); it != profile_->values.end()) return it->second;
     }
     return getenv_string(name);
   }
@@ -82,11 +92,13 @@ class ConfigSources {
     return v && !v->empty();
   }
 
-  /// "--base-url", "STUDENTSVC_BASE_URL", "the mock server" or "default"; never the value.
+  /// "--base-url", "STUDENTSVC_BASE_URL", "profile NAME (FILE)", "the mock server" or "default"; never the value.
   [[nodiscard]] std::string source(const Setting& s) const {
     if (flags_.contains(s.env)) return std::string(s.flag);
-    if (!is_set(s.env)) return "default";
-    return mock_ ? "the mock server" : std::string(s.env);
+    if (mock_) return is_set(s.env) ? "the mock server" : "default";
+    if (const auto v = getenv_string(s.env); v && !v->empty()) return std::string(s.env);
+    if (profile_ && profile_->values.contains(s.env)) return "profile " + profile_->name + " (" + profile_->file + ")";
+    return "default";
   }
   [[nodiscard]] std::string source(std::string_view env) const {
     for (const auto& s : settings) {
@@ -101,9 +113,23 @@ class ConfigSources {
 
  private:
   bool mock_;
+  std::optional<Profile> profile_;
   std::map<std::string, std::string, std::less<>> flags_;
   std::map<std::string, std::string, std::less<>> mock_env_;
 };
+
+/// The profile named by --profile or STUDENTSVC_PROFILE, from --config FILE,
+/// STUDENTSVC_CONFIG or the default file; nullopt when none is named.
+[[nodiscard]] inline std::expected<std::optional<Profile>, std::string> selected_profile(const Args& a) {
+  auto name = a.profile ? a.profile : getenv_string("STUDENTSVC_PROFILE");
+  if (!name || name->empty() || a.mock) return std::optional<Profile>();
+  auto file = a.config_file ? a.config_file : getenv_string("STUDENTSVC_CONFIG");
+  if (!file || file->empty()) file = default_config_file(getenv_string);
+  if (!file) return std::unexpected("profile '" + *name + "': no config file (set --config, STUDENTSVC_CONFIG or HOME)");
+  auto profile = load_profile(*file, *name);
+  if (!profile) return std::unexpected(profile.error());
+  return std::optional<Profile>(std::move(*profile));
+}
 
 /// ClientOptions from flags over the environment (or over the mock's settings).
 [[nodiscard]] inline studentsvc::Result<studentsvc::ClientOptions> build_options(

@@ -126,7 +126,12 @@ void bypass_proxy_for_loopback() {
   if (a.mock) return usage_error("--mock is not available: this build has no mock server (cpp-httplib)");
 #endif
 
-  const ConfigSources sources(a, mock_options);
+  auto profile = selected_profile(a);
+  if (!profile) {
+    error_line(profile.error());
+    return exit_status(studentsvc::ErrorKind::invalid_argument);
+  }
+  const ConfigSources sources(a, mock_options, std::move(*profile));
   if (a.command == "config") {
     const int status = run_config(a, sources);
     if (!std::cout.flush()) return exit_internal;

@@ -1,0 +1,142 @@
+// `studentsvc --profile NAME`: named profiles in a JSON config file, secrets as
+// files that other users cannot read, and the precedence flag > environment >
+// profile > default, as `studentsvc config` reports it and as requests show it.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <studentsvc/testing/mock_server.hpp>
+
+#include "../tools/studentsvc/profiles.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using studentsvc::testing::MockServer;
+using Env = studentsvc::test::Env;
+using Args = studentsvc::test::Args;
+namespace fs = std::filesystem;
+
+const std::string cli = STUDENTSVC_CLI_PATH;
+
+studentsvc::test::ProcessResult tool(const Args& args, const Env& env) {
+  return studentsvc::test::run_process(cli, args, env);
+}
+
+/// A config file with profile "dev" pointing at `server`, its secrets in 0600 files.
+std::string write_config(const studentsvc_test::TempDir& dir, const MockServer& server, const std::string& extra = "") {
+  const auto o = server.client_options();
+  dir.write("api.key", o.auth.api_key + "\n");
+  dir.write("svc.key", o.auth.svc_api_key);
+  dir.write("password", o.auth.basic->password + "\n");
+  const std::string config = R"({"profiles": {"dev": {"base_url": ")" + server.base_url() +
+                             R"(", "allow_insecure_loopback": true, "network_id": ")" + o.auth.basic->network_id +
+                             R"(", "api_key_file": "api.key", "svc_api_key_file": "svc.key",
+                                 "password_file": "password")" + extra + R"(},
+                                 "prod": {"base_url": "https://registrar.example.edu"}}})";
+  return dir.write("config.json", config);
+}
+
+}  // namespace
+
+TEST_CASE("tool --profile: a profile's settings and secret files reach the service", "[tool][profile]") {
+  MockServer server;
+  const studentsvc_test::TempDir dir;
+  const auto config = write_config(dir, server);
+
+  const auto by_flag = tool({"--config", config, "--profile", "dev", "get", "1234567"}, {});
+  CHECK(by_flag.status == 0);
+  CHECK(nlohmann::json::parse(by_flag.out).at("firstName") == "Ana");
+
+  const auto by_env = tool({"get", "1234567"}, {{"STUDENTSVC_CONFIG", config}, {"STUDENTSVC_PROFILE", "dev"}});
+  CHECK(by_env.status == 0);
+
+  // The default file: $XDG_CONFIG_HOME/studentsvc/config.json.
+  fs::create_directories(dir.path() / "xdg" / "studentsvc");
+  fs::copy_file(config, dir.path() / "xdg" / "studentsvc" / "config.json");
+  for (const char* f : {"api.key", "svc.key", "password"}) fs::copy_file(dir.path() / f, dir.path() / "xdg" / "studentsvc" / f);
+  const auto by_default = tool({"--profile", "dev", "get", "1234567"}, {{"XDG_CONFIG_HOME", (dir.path() / "xdg").string()}});
+  CHECK(by_default.status == 0);
+  CHECK(server.request_count() == 3);
+}
+
+TEST_CASE("tool --profile: flag beats environment beats profile beats default", "[tool][profile]") {
+  MockServer server;
+  const studentsvc_test::TempDir dir;
+  const auto config = write_config(dir, server, R"(, "api_version": "9.9")");
+
+  // The profile alone: its api_version 9.9 is sent (and refused with 400).
+  const auto profile_only = tool({"--config", config, "--profile", "dev", "--retries", "0", "get", "1234567"}, {});
+  CHECK(profile_only.status == 5);
+  CHECK(server.last_request().headers.find("svc-api-version")->second == "9.9");
+
+  // The environment beats the profile; the flag beats the environment.
+  const Env env = {{"STUDENTSVC_API_VERSION", "2.0"}};
+  CHECK(tool({"--config", config, "--profile", "dev", "get", "1234567"}, env).status == 0);
+  CHECK(server.last_request().headers.find("svc-api-version")->second == "2.0");
+  CHECK(tool({"--config", config, "--profile", "dev", "--api-version", "9.9", "--retries", "0", "get", "1234567"}, env)
+            .status == 5);
+
+  const auto report = tool({"--config", config, "--profile", "dev", "--api-key", "wrong", "config"},
+                           {{"STUDENTSVC_API_VERSION", "2.0"}});
+  CHECK_THAT(report.out, Catch::Contains("STUDENTSVC_API_KEY"));
+  CHECK(report.out.find("wrong") == std::string::npos);  // masked
+  for (const std::string& line : std::vector<std::string>{"STUDENTSVC_API_KEY                  ****                              --api-key",
+                                 "STUDENTSVC_API_VERSION              2.0                               STUDENTSVC_API_VERSION",
+                                 "STUDENTSVC_PASSWORD                 ****                              profile dev (" + config + ")",
+                                 "STUDENTSVC_CA_BUNDLE                (not set)                         default"}) {
+    CHECK_THAT(report.out, Catch::Contains(line));
+  }
+  CHECK(report.out.find(server.client_options().auth.basic->password) == std::string::npos);
+}
+
+TEST_CASE("tool --profile: each mistake is one line and exit 3, before anything is sent", "[tool][profile]") {
+  MockServer server;
+  const studentsvc_test::TempDir dir;
+  const auto config = write_config(dir, server);
+  struct Case {
+    std::string config;
+    std::string profile;
+    const char* message;
+  };
+  const auto open_secret = dir.write("open.key", "k", fs::perms::owner_read | fs::perms::group_read);
+  const std::vector<Case> cases = {
+      {(dir.path() / "none.json").string(), "dev", "cannot open the config file"},
+      {config, "staging", "no profile 'staging'"},
+      {dir.write("bad.json", "{"), "dev", "not a JSON object"},
+      {dir.write("noprof.json", "{}"), "dev", "no \"profiles\" object"},
+      {dir.write("open.json", R"({"profiles": {"dev": {"api_key_file": "open.key"}}})"), "dev",
+       "is accessible by other users: chmod 600"},
+      {dir.write("inline.json", R"({"profiles": {"dev": {"api_key": "k"}}})"), "dev", "secrets go in files"},
+      {dir.write("unknown.json", R"({"profiles": {"dev": {"base_ur1": "x"}}})"), "dev", "unknown key \"base_ur1\""},
+      {dir.write("missing.json", R"({"profiles": {"dev": {"password_file": "nope"}}})"), "dev", "cannot read the file"},
+      {dir.write("type.json", R"({"profiles": {"dev": {"allow_insecure_loopback": "yes"}}})"), "dev", "true or false"},
+  };
+  (void)open_secret;
+  for (const auto& c : cases) {
+    INFO(c.message);
+    const auto r = tool({"--config", c.config, "--profile", c.profile, "get", "1234567"}, {});
+    CHECK(r.status == 3);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(c.message));
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  }
+  CHECK(server.request_count() == 0);
+}
+
+TEST_CASE("read_secret_file drops one line break and refuses group or other access", "[tool][profile]") {
+  const studentsvc_test::TempDir dir;
+  CHECK(studentsvc_cli::read_secret_file("k", dir.write("a", "secret\r\n")).value() == "secret");
+  CHECK(studentsvc_cli::read_secret_file("k", dir.write("b", "two\nlines\n")).value() == "two\nlines");
+  CHECK_FALSE(studentsvc_cli::read_secret_file("k", dir.write("c", "\n")));
+  CHECK_FALSE(studentsvc_cli::read_secret_file(
+      "k", dir.write("d", "s", fs::perms::owner_read | fs::perms::others_read)));
+  CHECK_FALSE(studentsvc_cli::read_secret_file(
+      "k", dir.write("e", "s", fs::perms::owner_read | fs::perms::group_write)));
+}

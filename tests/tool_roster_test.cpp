@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -274,4 +275,28 @@ TEST_CASE("tool get --fail-fast stops sending after a 401, without it every look
   CHECK(unconfigured.out.empty());
   CHECK(unconfigured.err.find('\n') == unconfigured.err.size() - 1);
   CHECK(server.request_count() == before);
+}
+
+TEST_CASE("tool get draws a progress bar when stderr is a terminal, and not with --quiet", "[tool]") {
+  REQUIRE(std::filesystem::exists("/usr/bin/script"));  // util-linux (bsdutils, essential on Debian)
+  MockServer server(roster_options(600));
+  const studentsvc_test::TempDir dir;
+  const auto perms = dir.write("perms.txt", lines_of(roster_perms(600)));
+  const auto csv = (dir.path() / "out.csv").string();
+  std::string command = "'" + cli + "'";
+  for (const auto& f : flags_for(server)) command += " '" + f + "'";
+  command += " get --concurrency 4 -o csv --from '" + perms + "'";
+  // script(1) runs the tool on a pseudo-terminal; stdout goes to a file, so the terminal shows only stderr.
+  const auto shown = studentsvc::test::run_process("/usr/bin/script", {"-qec", command + " > '" + csv + "'", "/dev/null"});
+  CHECK(shown.status == 10);  // script -e passes on the tool's status: one perm is missing
+  CHECK_THAT(shown.out, Catch::Contains("\r\033[K["));                     // a redrawn line
+  CHECK_THAT(shown.out, Catch::Contains("] 600/600  100%  "));             // done/total and percent
+  CHECK_THAT(shown.out, Catch::Matches("(.|\\s)*/s  ETA [0-9hms?]+  1 failed(.|\\s)*"));  // rate, ETA, failures
+  CHECK_THAT(shown.out, Catch::Contains("studentsvc: get: 600 looked up, 599 found, 1 failed in "));
+  const auto rows = studentsvc_cli::parse_csv(studentsvc::test::run_process("/bin/cat", {csv}).out);
+  REQUIRE(rows);
+  CHECK(rows->size() == 601);  // the bar never reaches stdout
+
+  const auto quiet = studentsvc::test::run_process("/usr/bin/script", {"-qec", command + " --quiet > /dev/null", "/dev/null"});
+  CHECK(quiet.out.empty());
 }

@@ -12,6 +12,7 @@
 
 #include <studentsvc/client.hpp>
 #include <studentsvc/json.hpp>  // RawResponse::json()
+#include <studentsvc/version.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
 
 using namespace std::chrono_literals;

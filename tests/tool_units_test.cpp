@@ -131,6 +131,11 @@ TEST_CASE("parse_args: options before or after the command, per-command options,
   CHECK(parse({"current", "--from", "x"}).first_error);
   CHECK(parse({"mock", "--latency", "-1"}).first_error);
 
+  const auto twice = parse({"--api-key", "first", "get", "1234567", "--api-key", "second", "--timeout", "9", "--timeout", "10"});
+  CHECK_FALSE(twice.first_error);
+  CHECK(twice.env_overrides.at("STUDENTSVC_API_KEY") == "second");  // the last one wins
+  CHECK(twice.timeout == std::chrono::milliseconds(10));
+
   const auto secret = parse({"--timeout", "SECRET-VALUE", "get", "1234567"});
   REQUIRE(secret.first_error);
   CHECK(secret.first_error->find("SECRET-VALUE") == std::string::npos);

@@ -99,6 +99,8 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
   app.allow_extras();
   app.fallthrough();
   app.require_subcommand(0, 1);
+  // An option given twice keeps its last value (a wrapper script's default, then the user's own).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   using detail_args::env_option;
   env_option(app, a, "--base-url", "STUDENTSVC_BASE_URL");

@@ -12,7 +12,9 @@
 # 2. The API reference (target `docs`), with every Doxygen warning an error.
 # 3. The README's install command, `cmake -S . -B build/ci-install
 #    -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF` and
-#    `cmake --install` into build/ci-install/prefix: the files a consumer finds.
+#    `cmake --install` into build/ci-install/prefix: the files a consumer finds;
+#    then the same in compiled mode (-DSTUDENTSVC_HEADER_ONLY=OFF) into
+#    build/ci-install-compiled/prefix, with the library and its mode exported.
 # 4. With --consumers only: the consumer tests in build/packaging (the dev
 #    workflow runs them too, as part of the whole suite).
 # Build directory: build/packaging (its own; safe next to the presets' dirs).
@@ -60,6 +62,27 @@ for f in include/studentsvc/studentsvc.hpp share/cmake/studentsvc/studentsvcConf
   fi
 done
 echo "installed into $install_build/prefix"
+
+echo "== packaging: the same install in compiled mode (STUDENTSVC_HEADER_ONLY=OFF)"
+compiled_build=build/ci-install-compiled
+rm -rf "$compiled_build"
+cmake -S . -B "$compiled_build" -DCMAKE_BUILD_TYPE=Release -DSTUDENTSVC_HEADER_ONLY=OFF \
+  -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build "$compiled_build" --target studentsvc >/dev/null
+cmake --install "$compiled_build" --prefix "$compiled_build/prefix" >/dev/null
+for f in include/studentsvc/studentsvc.hpp lib/libstudentsvc.a share/cmake/studentsvc/studentsvcConfig.cmake \
+         share/pkgconfig/studentsvc.pc; do
+  if [ ! -f "$compiled_build/prefix/$f" ]; then
+    echo "check-packaging.sh: cmake --install (compiled mode) did not install $f" >&2
+    exit 1
+  fi
+done
+if ! grep -q "STUDENTSVC_HEADER_ONLY=0" "$compiled_build/prefix/share/cmake/studentsvc/studentsvcTargets.cmake" ||
+   ! grep -q "^Libs: .*-lstudentsvc" "$compiled_build/prefix/share/pkgconfig/studentsvc.pc"; then
+  echo "check-packaging.sh: the compiled-mode package does not carry STUDENTSVC_HEADER_ONLY=0 and -lstudentsvc" >&2
+  exit 1
+fi
+echo "installed (compiled mode) into $compiled_build/prefix"
 
 if [ "$consumers" -eq 1 ]; then
   echo "== packaging: consumer tests"

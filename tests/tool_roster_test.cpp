@@ -249,24 +249,42 @@ TEST_CASE("tool get --from: lines, stdin, a CSV column, and bad input", "[tool]"
 }
 
 TEST_CASE("tool get --fail-fast stops sending after a 401, without it every lookup is tried", "[tool]") {
-  MockServer server(roster_options(400));
-  auto flags = flags_for(server);
-  flags.at(4) = "wrong-api-key";
+  // The credential is refused from the 101st lookup on (revoked mid-run), so the first chunk succeeds.
+  MockServerOptions options = roster_options(400);
+  options.intercept = [roster = options.intercept](const httplib::Request& req, httplib::Response& res) {
+    if (req.path >= "/students/v2/students/1000100") {
+      res.status = 401;
+      res.set_content(R"({"message":"Authorization has been denied for this request."})", "application/json");
+      return true;
+    }
+    return roster(req, res);
+  };
+  MockServer server(options);
+  const auto flags = flags_for(server);
   const auto perms = roster_perms(400);
 
   const auto fast = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "4", "--fail-fast"}), perms));
   CHECK(fast.status == 6);  // unauthorized
-  CHECK_THAT(fast.err, Catch::Contains("stopped by --fail-fast"));
   CHECK_THAT(fast.err, Catch::Contains("get: stopped by --fail-fast: unauthorized (401)"));
+  CHECK_THAT(fast.err, Catch::Contains("101 looked up, 100 found, 1 failed"));
   const auto sent = server.request_count();
-  CHECK(sent <= 16);  // one chunk (4 × concurrency), not 400
+  CHECK(sent <= 112);  // up to the chunk (4 x concurrency) that held the first 401, not 400
   const auto rows = studentsvc_cli::parse_csv(fast.out);
   REQUIRE(rows);
-  CHECK(rows->size() == 2);  // the header and the row that stopped it
+  CHECK(rows->size() == 102);  // the header, 100 students and the row that stopped it
 
   const auto all = tool(concat(concat(flags, {"get", "-q", "-o", "csv", "--concurrency", "4"}), perms));
   CHECK(all.status == 10);
   CHECK(server.request_count() - sent == 400);
+
+  // Refused from the first lookup on: the first chunk is all 401, a configuration error, --fail-fast or not.
+  auto wrong = flags;
+  wrong.at(4) = "wrong-api-key";
+  const auto before_wrong = server.request_count();
+  const auto refused = tool(concat(concat(wrong, {"get", "-q", "--concurrency", "4"}), perms));
+  CHECK(refused.status == 6);
+  CHECK(server.request_count() - before_wrong == 16);
+  CHECK_THAT(refused.err, Catch::Contains("the first 16 lookups all failed the same way, a configuration error"));
 
   // A batch whose configuration cannot work fails once, before anything is sent.
   const auto before = server.request_count();
@@ -299,4 +317,42 @@ TEST_CASE("tool get draws a progress bar when stderr is a terminal, and not with
 
   const auto quiet = studentsvc::test::run_process("/usr/bin/script", {"-qec", command + " --quiet > /dev/null", "/dev/null"});
   CHECK(quiet.out.empty());
+}
+
+TEST_CASE("tool get with a wrong base URL path stops after the first chunk with one configuration error", "[tool]") {
+  // A web server in front of the service answers an unknown path with its own HTML 404.
+  MockServerOptions options;
+  options.intercept = [](const httplib::Request& req, httplib::Response& res) {
+    if (!req.path.starts_with("/wrong/")) return false;
+    res.status = 404;
+    res.set_content("<html><body><h1>404 Not Found</h1></body></html>", "text/html");
+    return true;
+  };
+  MockServer server(options);
+  auto flags = flags_for(server);
+  flags.at(1) = server.base_url() + "/wrong";
+  const auto perms = roster_perms(300);
+
+  const auto r = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "4"}), perms));
+  CHECK(r.status == 8);  // http_status: not 300 "not found" rows and exit 10
+  CHECK(server.request_count() == 16);  // the first chunk only
+  CHECK_THAT(r.err, Catch::Contains("get: stopped: the first 16 lookups all failed the same way, a configuration error"));
+  CHECK_THAT(r.err, Catch::Contains("check the base URL and its path prefix (base URL " + server.base_url() + "/wrong)"));
+  CHECK_THAT(r.err, Catch::Contains("16 looked up, 0 found, 16 failed"));
+  CHECK(r.out.find("not_found") == std::string::npos);
+
+  const auto before = server.request_count();
+  const auto fast = tool(concat(concat(flags, {"get", "-q", "--concurrency", "1", "--fail-fast"}), perms));
+  CHECK(fast.status == 8);
+  CHECK(server.request_count() - before <= 4);  // the first chunk at most, stopped at its first result
+  CHECK_THAT(fast.err, Catch::StartsWith("studentsvc: get: stopped by --fail-fast: http_status (404): endpoint not found"));
+
+  // One perm: the same hint, with the base URL.
+  const auto one = tool(concat(flags, {"get", "1234567"}));
+  CHECK(one.status == 8);
+  CHECK_THAT(one.err, Catch::Contains("(base URL " + server.base_url() + "/wrong)"));
+
+  // A batch where only some lookups fail that way is not stopped (the first chunk is not all errors).
+  const auto right = tool(concat(flags_for(server), {"get", "-q", "1234567", "7654321"}));
+  CHECK(right.status == 10);
 }

@@ -70,7 +70,7 @@ TEST_CASE("progress_line shows done/total, percent, rate, ETA and failures, summ
   CHECK(progress_line({5, 5, 0}, seconds(1)).starts_with("[########################] 5/5  100%"));
   CHECK(summary_line({5000, 5000, 10}, seconds(4), false) == "5000 looked up, 4990 found, 10 failed in 4.0s (1250/s)");
   CHECK(summary_line({16, 400, 16}, seconds(1), true) ==
-        "16 looked up, 0 found, 16 failed in 1.0s (16.0/s); stopped by --fail-fast, 384 not sent");
+        "16 looked up, 0 found, 16 failed in 1.0s (16.0/s); stopped, 384 not sent");
 }
 
 TEST_CASE("fail-fast stops on errors every lookup would repeat, not on a missing student", "[tool]") {

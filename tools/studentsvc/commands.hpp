@@ -3,12 +3,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <studentsvc/detail/url_userinfo.hpp>
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_args.hpp"
@@ -39,6 +41,12 @@ inline constexpr std::size_t chunk_per_connection = 4;
   return perms;
 }
 
+/// A wrong-address error with the base URL it was sent to (never its user:password).
+[[nodiscard]] inline studentsvc::ApiError with_base_url(studentsvc::ApiError e, const studentsvc::Client& client) {
+  if (is_wrong_address(e)) e.message += " (base URL " + studentsvc::detail::strip_url_userinfo(client.options().base_url) + ")";
+  return e;
+}
+
 /// The input as the output names a failed lookup: a perm-like input as it is;
 /// anything else (a secret pasted into the wrong place, say) as its position "#N".
 [[nodiscard]] inline std::string shown_perm(const std::string& input, std::size_t index) {
@@ -57,9 +65,14 @@ inline constexpr std::size_t chunk_per_connection = 4;
   ProgressBar progress(!a.quiet && ::isatty(STDERR_FILENO) == 1);
   BatchCounts counts{0, perms.size(), 0};
   std::optional<studentsvc::ApiError> stop;
+  // When the whole first chunk fails with an error every lookup would repeat,
+  // the configuration is wrong: stop there, --fail-fast or not, and say so once.
+  const std::size_t chunk = a.concurrency * chunk_per_connection;
+  const std::size_t first_chunk = std::min(chunk, perms.size());
+  bool first_chunk_all_config = true;
   bool output_failed = false;
   writer.begin();
-  look_up_in_chunks(client, perms, batch, a.concurrency * chunk_per_connection,
+  look_up_in_chunks(client, perms, batch, chunk,
                     [&](const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>& r) {
                       writer.result(shown_perm(perm, counts.done), r);
                       ++counts.done;
@@ -73,6 +86,13 @@ inline constexpr std::size_t chunk_per_connection = 4;
                         stop = r.error();
                         return false;
                       }
+                      if (counts.done <= first_chunk) {
+                        first_chunk_all_config = first_chunk_all_config && !r && repeats_for_every_lookup(r.error());
+                        if (counts.done == first_chunk && first_chunk_all_config && counts.done < counts.total) {
+                          stop = r.error();
+                          return false;
+                        }
+                      }
                       return true;
                     });
   writer.end();
@@ -82,7 +102,12 @@ inline constexpr std::size_t chunk_per_connection = 4;
     error_line("could not write the output");
     return exit_internal;
   }
-  if (stop) return report("get: stopped by --fail-fast", *stop);
+  if (stop) {
+    const std::string why = a.fail_fast ? "get: stopped by --fail-fast"
+                                        : "get: stopped: the first " + std::to_string(first_chunk) +
+                                              " lookups all failed the same way, a configuration error";
+    return report(why, with_base_url(*stop, client));
+  }
   return counts.failed > 0 ? exit_some_failed : exit_ok;
 }
 
@@ -94,7 +119,7 @@ inline constexpr std::size_t chunk_per_connection = 4;
     studentsvc::CallOptions call;
     if (a.jwt) call.user_jwt = *a.jwt;
     const auto student = client.get_student(perms.front(), call);
-    if (!student) return report("get", student.error());
+    if (!student) return report("get", with_base_url(student.error(), client));
     print_student(std::cout, *student, format, true);
     return exit_ok;
   }

@@ -110,7 +110,8 @@ inline constexpr std::string_view get_help =
     "  --column NAME          the CSV column (named in the header row) holding the perm\n"
     "  --concurrency N        lookups in flight at once, 1-256 (default 16)\n"
     "  --fail-fast            stop sending after an error that every further lookup\n"
-    "                         would repeat (401, TLS or certificate, unresolvable host)\n"
+    "                         would repeat (401, TLS or certificate, unresolvable host,\n"
+    "                         a 404 that is not the service's: a wrong base URL)\n"
     "  -q, --quiet            no progress bar and no summary line on stderr\n"
     "  --jwt TOKEN            send svc-user-jwt: only the token's own student is returned\n"
     "  -o, --output FORMAT    json (default for one perm: the record; for several: an\n"
@@ -124,7 +125,9 @@ inline constexpr std::string_view get_help =
     "place, as {\"perm\":..., \"error\":{\"kind\":..., \"status\":..., \"message\":...}} in\n"
     "json and ndjson, as a row with only perm and error filled in csv. A progress bar\n"
     "(done/total, rate, ETA, failures) goes to stderr only when stderr is a terminal;\n"
-    "a summary line follows the batch unless --quiet.\n";
+    "a summary line follows the batch unless --quiet. When every lookup of the first\n"
+    "chunk fails with such an error, the configuration is wrong: the batch stops\n"
+    "there even without --fail-fast, with one line and that error's exit status.\n";
 
 inline constexpr std::string_view current_help =
     "Usage: studentsvc [OPTIONS] current [--jwt TOKEN]\n"

@@ -67,7 +67,7 @@ struct BatchCounts {
   std::string out = std::to_string(c.done) + " looked up, " + std::to_string(c.done - c.failed) + " found, " +
                     std::to_string(c.failed) + " failed in " + time;
   if (seconds > 0.0) out += " (" + rate_text(static_cast<double>(c.done) / seconds) + "/s)";
-  if (stopped) out += "; stopped by --fail-fast, " + std::to_string(c.total - c.done) + " not sent";
+  if (stopped) out += "; stopped, " + std::to_string(c.total - c.done) + " not sent";
   return out;
 }
 

@@ -13,12 +13,20 @@
 
 namespace studentsvc_cli {
 
+/// A 404 that is not the service's (the SDK's "endpoint not found" hint): the
+/// base URL or its path prefix is wrong, so every lookup would get it.
+[[nodiscard]] inline bool is_wrong_address(const studentsvc::ApiError& e) {
+  return e.kind == studentsvc::ErrorKind::http_status && e.status == 404 &&
+         e.message.starts_with("endpoint not found");
+}
+
 /// An error that every further lookup of the batch would repeat: the API key or
 /// Basic credential refused (401), or a transport failure that retrying cannot
-/// cure (TLS or certificate, a host that does not resolve).
+/// cure (TLS or certificate, a host that does not resolve), or a wrong address.
 [[nodiscard]] inline bool repeats_for_every_lookup(const studentsvc::ApiError& e) {
   using studentsvc::ErrorKind;
-  return e.kind == ErrorKind::unauthorized || (e.kind == ErrorKind::transport && !e.retryable);
+  return e.kind == ErrorKind::unauthorized || (e.kind == ErrorKind::transport && !e.retryable) ||
+         is_wrong_address(e);
 }
 
 /// Called with each perm and its result, in input order; return false to stop sending.

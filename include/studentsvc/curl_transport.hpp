@@ -65,7 +65,10 @@ class CurlTransport : public Transport {
  public:
   /// @brief A transport with these settings; libcurl's global state is set up on first use.
   explicit CurlTransport(CurlTransportOptions options = {});
-  ~CurlTransport() override;
+  // The virtual members are declared inline in header-only mode: a virtual not
+  // inline here would be the class's key function, and every TU including this
+  // header would then emit the vtable and every body it names.
+  STUDENTSVC_INLINE ~CurlTransport() override;
   CurlTransport(const CurlTransport&) = delete;
   CurlTransport& operator=(const CurlTransport&) = delete;
 
@@ -73,7 +76,7 @@ class CurlTransport : public Transport {
   [[nodiscard]] const CurlTransportOptions& options() const noexcept;
 
   /// @brief Sends one request on a pooled easy handle (and its kept-alive connection).
-  [[nodiscard]] Result<HttpResponse> send(const HttpRequest& request) override;
+  [[nodiscard]] STUDENTSVC_INLINE Result<HttpResponse> send(const HttpRequest& request) override;
 
   /// @brief Sends a batch on the curl multi interface; results in input order.
   ///
@@ -86,8 +89,8 @@ class CurlTransport : public Transport {
   /// that one batch uses at a time, so any number of threads may call this
   /// at once; the engine's connections stay open for the next batch. Batch
   /// transfers share DNS and TLS sessions, but not connections, with `send`.
-  [[nodiscard]] std::vector<Result<HttpResponse>> send_all(std::span<const HttpRequest> requests,
-                                                           std::size_t max_concurrency) override;
+  [[nodiscard]] STUDENTSVC_INLINE std::vector<Result<HttpResponse>> send_all(std::span<const HttpRequest> requests,
+                                                                             std::size_t max_concurrency) override;
 
  private:
   std::unique_ptr<detail::CurlTransportState> state_;

@@ -25,6 +25,7 @@
 
 #include <studentsvc/detail/base64.hpp>
 #include <studentsvc/json.hpp>
+#include <studentsvc/version.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
 #include "../tools/studentsvc/cli_json.hpp"
@@ -724,4 +725,22 @@ TEST_CASE("cli never prints a URL's user:password (proxy flag, proxy environment
     CHECK_THAT(r.err, Catch::Contains("user information"));
     check_clean(r);
   }
+}
+
+TEST_CASE("cli version and --version agree, and help covers config and mock", "[cli]") {
+  const auto word = tool({"version"});
+  const auto flag = tool({"--version"});
+  CHECK(word.status == 0);
+  CHECK(word.out == flag.out);
+  CHECK_THAT(word.out, Catch::StartsWith("studentsvc " + std::string(studentsvc::version)));
+  for (const std::string command : {"config", "mock"}) {
+    for (const Args& args : {Args{command, "--help"}, Args{"help", command}}) {
+      const auto r = tool(args);
+      CHECK(r.status == 0);
+      CHECK(r.err.empty());
+      CHECK_THAT(r.out, Catch::Contains("studentsvc " + (command == "mock" ? command : "[OPTIONS] " + command)));
+    }
+  }
+  CHECK_THAT(tool({"--help"}).out, Catch::Contains("--profile NAME"));
+  CHECK(tool({"help", "version", "extra"}).status == 2);
 }

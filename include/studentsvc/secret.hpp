@@ -36,9 +36,11 @@ class Secret {
   /// @brief Copies the bytes of a C string (`nullptr` is not allowed).
   Secret(const char* value) : value_(value) {}  // NOLINT(google-explicit-constructor)
 
+  /// @brief Copies the other's bytes.
   Secret(const Secret& other) = default;
   /// @brief Takes the other's bytes and wipes what its buffer still holds.
   Secret(Secret&& other) noexcept : value_(std::move(other.value_)) { other.wipe(); }
+  /// @brief Wipes this secret's bytes, then copies the other's.
   Secret& operator=(const Secret& other) {
     if (this != &other) {
       wipe();
@@ -46,6 +48,8 @@ class Secret {
     }
     return *this;
   }
+  /// @brief Wipes this secret's bytes, then takes the other's and wipes what
+  /// its buffer still holds.
   Secret& operator=(Secret&& other) noexcept {
     if (this != &other) {
       wipe();
@@ -54,6 +58,7 @@ class Secret {
     }
     return *this;
   }
+  /// @brief Wipes the bytes before the memory is freed.
   ~Secret() { wipe(); }
 
   /// @brief The bytes. Call it only where they are sent or compared.

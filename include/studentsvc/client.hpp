@@ -6,25 +6,38 @@
 /// mode), so this header needs neither JSON nor libcurl.
 
 #include <cstddef>
+#include <functional>
+#include <future>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/batch_window.hpp>
+#include <studentsvc/detail/call_stop.hpp>
 #include <studentsvc/detail/config.hpp>
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/models.hpp>
 #include <studentsvc/options.hpp>
+#include <studentsvc/stop_token.hpp>
+#include <studentsvc/streaming.hpp>
 
 namespace studentsvc {
 
 namespace detail {
 struct ClientState;  // options checked once, the transport, the jitter source (client-inl.hpp)
+struct ClientCloser;  // cancels and waits for the async calls when the last Client handle goes
 }  // namespace detail
+
+/// @brief The completion of an asynchronous call: called exactly once with the result.
+template <class T>
+using Completion = std::function<void(Result<T>)>;
 
 /// @brief Settings of one Client::get_students batch.
 struct BatchOptions {
@@ -84,6 +97,90 @@ class Client {
   /// answer. Retried only when `request.idempotent` is set.
   [[nodiscard]] Result<RawResponse> conversation(const ConversationRequest& request = {}) const;
 
+  /// @name Asynchronous calls
+  /// Each call comes in two forms: one returns a std::future, one calls a
+  /// Completion exactly once. Both behave as the blocking call does (the same
+  /// validation, retries, timeouts, body cap and credentials), without a
+  /// thread per call: on CurlTransport, every asynchronous call of a transport
+  /// runs on its one event thread, and the completion is called there. Keep a
+  /// completion short and never block in it (no waiting on a future, no
+  /// blocking call): every other transfer waits meanwhile. An exception it
+  /// throws is logged at `error` and dropped. A custom Transport that only
+  /// implements `send` runs the call on the calling thread, which the call
+  /// blocks, and calls the completion there before returning.
+  ///
+  /// A stop request on `stop` ends the call as ErrorKind::cancelled, whether
+  /// it is waiting to be sent, in flight (mid-body too) or waiting to retry.
+  /// When the last copy of the Client is destroyed, its calls in flight are
+  /// cancelled and the destructor waits for their completions (unless it runs
+  /// inside one of them). The transport outlives them all.
+  /// @{
+
+  /// @brief get_student(), asynchronously: `done` gets the result.
+  void get_student_async(std::string_view perm, Completion<StudentExtended> done, const CallOptions& call = {},
+                         StopToken stop = {}) const;
+  /// @brief get_student(), asynchronously: the result comes through the future.
+  [[nodiscard]] std::future<Result<StudentExtended>> get_student_async(std::string_view perm,
+                                                                       const CallOptions& call = {},
+                                                                       StopToken stop = {}) const;
+  /// @brief current_student(), asynchronously: `done` gets the result.
+  void current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
+                             const CallOptions& call = {}, StopToken stop = {}) const;
+  /// @brief current_student(), asynchronously: the result comes through the future.
+  [[nodiscard]] std::future<Result<StudentExtended>> current_student_async(std::string_view user_jwt,
+                                                                           const CallOptions& call = {},
+                                                                           StopToken stop = {}) const;
+  /// @brief conversation(), asynchronously: `done` gets the result.
+  void conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
+                          StopToken stop = {}) const;
+  /// @brief conversation(), asynchronously: the result comes through the future.
+  [[nodiscard]] std::future<Result<RawResponse>> conversation_async(const ConversationRequest& request = {},
+                                                                    StopToken stop = {}) const;
+  /// @}
+
+  /// @brief Looks up every perm of `perms` (any input range of strings, read
+  /// lazily: a std::views::istream over a file works) and hands each result to
+  /// `on_result(index, perm, result)` as it completes; returns when all are done.
+  ///
+  /// At most `options.max_concurrency` lookups are in flight, and only those
+  /// perms are held: memory stays flat however long the roster. `on_result`
+  /// and `options.on_progress` run on the calling thread, one at a time, in
+  /// completion order (not input order: use `index`), so they may block and
+  /// need no locking. An invalid perm fails alone with invalid_argument.
+  /// With `options.fail_fast` (the default), a 401, a TLS or certificate error
+  /// or a host that does not resolve stops the sending; the perms not sent
+  /// complete as `cancelled`, naming that error (BatchSummary::stopped_by).
+  /// A stop request on `options.stop` cancels the lookups in flight and sends
+  /// no more. An exception thrown by a callback cancels the lookups in flight
+  /// and propagates out of this call, like std::for_each.
+  template <std::ranges::input_range Perms, class OnResult>
+    requires std::convertible_to<std::ranges::range_reference_t<Perms>, std::string_view> &&
+             std::invocable<OnResult&, std::size_t, std::string_view, Result<StudentExtended>>
+  BatchSummary for_each_student(Perms&& perms, OnResult&& on_result, const StreamOptions& options = {}) const {
+    detail::BatchWindowOptions window;
+    window.max_concurrency = options.max_concurrency;
+    window.fail_fast = options.fail_fast;
+    // One stop for the lookups: the caller's, or the batch's own when a callback throws.
+    auto stop = std::make_shared<detail::CallStop>(options.stop, StopToken{});
+    const auto start = [&](std::size_t, const auto& perm, auto done) {
+      get_student_async(std::string_view(perm), [done](Result<StudentExtended> r) mutable { done(std::move(r)); },
+                        options.call, stop->token());
+    };
+    const auto deliver = [&](std::size_t index, const auto& perm, Result<StudentExtended> result) {
+      on_result(index, std::string_view(perm), std::move(result));
+    };
+    const auto progress = [&](const BatchProgress& p) {
+      if (options.on_progress) options.on_progress(p);
+    };
+    try {
+      return detail::run_batch_window<StudentExtended>(std::forward<Perms>(perms), start, deliver, window, *stop,
+                                                       progress);
+    } catch (...) {
+      stop->request_stop();
+      throw;
+    }
+  }
+
   /// @brief The options this client was built with.
   [[nodiscard]] const ClientOptions& options() const noexcept;
 
@@ -92,6 +189,7 @@ class Client {
 
  private:
   std::shared_ptr<detail::ClientState> state_;
+  std::shared_ptr<detail::ClientCloser> closer_;
 };
 
 }  // namespace studentsvc

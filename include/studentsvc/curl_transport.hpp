@@ -92,6 +92,26 @@ class CurlTransport : public Transport {
   [[nodiscard]] STUDENTSVC_INLINE std::vector<Result<HttpResponse>> send_all(std::span<const HttpRequest> requests,
                                                                              std::size_t max_concurrency) override;
 
+  /// @brief Starts `request` on this transport's event thread and returns at
+  /// once; `done` runs there, exactly once, with the outcome.
+  ///
+  /// One event thread per CurlTransport (started by the first asynchronous
+  /// request or timer, stopped by the destructor) drives every asynchronous
+  /// transfer on the curl multi interface, at most
+  /// CurlTransportOptions::max_connections at once (later ones queue), with
+  /// the same connection checks, caps and proxy rules as `send`. Keep `done`
+  /// short and never block in it: every other transfer waits while it runs.
+  /// A stop request on `stop` ends the transfer, queued or mid-body, as
+  /// ErrorKind::cancelled. Destroying the transport cancels whatever is still
+  /// in flight, runs those completions, then joins the thread.
+  STUDENTSVC_INLINE void send_async(HttpRequest request, SendCompletion done, StopToken stop) override;
+
+  /// @brief Calls `fn(true)` on the event thread once `delay` has passed, or
+  /// `fn(false)` when `stop` or the transport's destruction comes first. No
+  /// thread sleeps meanwhile.
+  STUDENTSVC_INLINE void run_after(std::chrono::milliseconds delay, std::function<void(bool)> fn,
+                                   StopToken stop) override;
+
  private:
   std::unique_ptr<detail::CurlTransportState> state_;
 };

@@ -58,6 +58,11 @@ struct CallOptions;
 struct ConversationRequest;
 struct RawResponse;
 
+// streaming.hpp
+struct BatchProgress;
+struct BatchSummary;
+struct StreamOptions;
+
 // client.hpp
 struct BatchOptions;
 class Client;

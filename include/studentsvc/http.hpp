@@ -7,15 +7,18 @@
 #include <initializer_list>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include <studentsvc/detail/ascii.hpp>
 #include <studentsvc/errors.hpp>
+#include <studentsvc/stop_token.hpp>
 
 namespace studentsvc {
 
@@ -112,6 +115,19 @@ struct HttpResponse {
   [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
 };
 
+/// @brief Receives the outcome of Transport::send_async, exactly once.
+using SendCompletion = std::function<void(Result<HttpResponse>)>;
+
+/// @brief The error of a request or wait ended by a stop request or by the
+/// transport's destruction: ErrorKind::cancelled, not retryable.
+[[nodiscard]] inline ApiError cancelled_error(std::string message = "cancelled (stop requested)") {
+  ApiError e;
+  e.kind = ErrorKind::cancelled;
+  e.retryable = false;
+  e.message = std::move(message);
+  return e;
+}
+
 /// @brief Sends requests. Implementations must be safe to call from many threads.
 ///
 /// `send` returns the response for any status; only a failure to get one
@@ -137,6 +153,41 @@ class Transport {
     out.reserve(requests.size());
     for (const auto& r : requests) out.push_back(send(r));
     return out;
+  }
+
+  /// @brief Starts sending `request` and returns; `done` gets the outcome
+  /// exactly once. A stop request on `stop` ends it as ErrorKind::cancelled.
+  ///
+  /// The default is the fallback for a transport that implements only `send`:
+  /// it sends here, on the calling thread, and calls `done` before returning.
+  /// CurlTransport overrides it to run the request on its event thread (the
+  /// curl multi interface) and call `done` there.
+  virtual void send_async(HttpRequest request, SendCompletion done, StopToken stop) {
+    if (stop.stop_requested()) {
+      done(std::unexpected(cancelled_error()));
+      return;
+    }
+    done(send(request));
+  }
+
+  /// @brief Calls `fn(true)` once `delay` has passed, or `fn(false)` when a
+  /// stop request on `stop` (or the transport's destruction) comes first: the
+  /// wait of an asynchronous retry or rate limit.
+  ///
+  /// The default, for a transport that implements only `send`, waits here on
+  /// the calling thread (looking at `stop` every 10 ms); CurlTransport runs it
+  /// as a timer on its event thread, with no thread asleep.
+  virtual void run_after(std::chrono::milliseconds delay, std::function<void(bool)> fn, StopToken stop) {
+    const auto until = std::chrono::steady_clock::now() + std::max(delay, std::chrono::milliseconds{0});
+    while (std::chrono::steady_clock::now() < until) {
+      if (stop.stop_requested()) {
+        fn(false);
+        return;
+      }
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds{10}, until - std::chrono::steady_clock::now()));
+    }
+    fn(!stop.stop_requested());
   }
 };
 

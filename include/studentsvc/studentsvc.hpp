@@ -18,6 +18,8 @@
 #include <studentsvc/options.hpp>
 #include <studentsvc/requests.hpp>
 #include <studentsvc/retry.hpp>
+#include <studentsvc/stop_token.hpp>
+#include <studentsvc/streaming.hpp>
 #include <studentsvc/version.hpp>
 #if STUDENTSVC_WITH_CURL
 #include <studentsvc/curl_transport.hpp>

@@ -24,15 +24,12 @@
 
 #include <studentsvc/detail/fail_fast.hpp>
 #include <studentsvc/errors.hpp>
+#include <studentsvc/streaming.hpp>
 
 namespace studentsvc::detail {
 
-/// Where a batch is, for a progress callback.
-struct BatchProgress {
-  std::size_t done = 0;              ///< Results delivered so far (cancelled ones included).
-  std::optional<std::size_t> total;  ///< The number of inputs, when the range knows it.
-  std::size_t failures = 0;          ///< Delivered results that are errors (cancelled ones included).
-};
+/// Where a batch is (the public type).
+using BatchProgress = studentsvc::BatchProgress;
 
 /// How a batch runs.
 struct BatchWindowOptions {
@@ -40,13 +37,8 @@ struct BatchWindowOptions {
   bool fail_fast = true;             ///< Stop sending after an error for which fails_every_request() holds.
 };
 
-/// How a batch ended.
-struct BatchWindowSummary {
-  std::size_t sent = 0;                ///< Lookups started.
-  std::size_t not_sent = 0;            ///< Inputs reported `cancelled` without being started.
-  std::optional<ApiError> stopped_by;  ///< The fail-fast error that stopped it, if one did.
-  bool stop_requested = false;         ///< The caller's stop request ended it early.
-};
+/// How a batch ended (the public type).
+using BatchWindowSummary = studentsvc::BatchSummary;
 
 /// The error of an input not sent because the caller asked the batch to stop.
 [[nodiscard]] inline ApiError not_sent_after_stop() {

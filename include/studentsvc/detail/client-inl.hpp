@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include <studentsvc/client.hpp>
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/async_call.hpp>
 #include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/default_transport.hpp>
 #include <studentsvc/detail/header_only.hpp>
@@ -66,6 +68,7 @@ struct ClientState {
   std::shared_ptr<Transport> transport;
   JitterSource jitter;
   std::vector<std::string> url_secrets = client_url_secrets(options);
+  AsyncCallRegistry calls;  ///< The asynchronous calls in flight.
 
   /// The base URL, or why no call can be made.
   [[nodiscard]] Result<const BaseUrl*> ready() const {
@@ -85,6 +88,38 @@ struct ClientState {
     return out;
   }
 };
+
+/// Held by every Client handle (not by the calls): when the last handle goes,
+/// the client's asynchronous calls are cancelled and waited for.
+struct ClientCloser {
+  explicit ClientCloser(std::shared_ptr<ClientState> s) : state(std::move(s)) {}
+  ClientCloser(const ClientCloser&) = delete;
+  ClientCloser& operator=(const ClientCloser&) = delete;
+  ~ClientCloser() { state->calls.close(); }
+  std::shared_ptr<ClientState> state;
+};
+
+/// What an asynchronous call of `state` needs; the call keeps `state` alive.
+[[nodiscard]] inline AsyncCallContext async_context(const std::shared_ptr<ClientState>& state) {
+  AsyncCallContext c;
+  c.owner = state;
+  c.transport = state->transport.get();
+  c.options = &state->options;
+  c.jitter = &state->jitter;
+  c.registry = &state->calls;
+  ClientState* raw = state.get();
+  c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
+  return c;
+}
+
+/// The future form of an asynchronous call, on its completion form.
+template <class T, class Start>
+[[nodiscard]] std::future<Result<T>> async_future(Start&& start) {
+  auto promise = std::make_shared<std::promise<Result<T>>>();
+  auto future = promise->get_future();
+  start([promise](Result<T> result) { promise->set_value(std::move(result)); });
+  return future;
+}
 
 [[nodiscard]] inline std::string_view endpoint_name(Endpoint e) noexcept {
   // In Endpoint's order.
@@ -164,7 +199,8 @@ template <class Build, class Map>
 }  // namespace detail
 
 STUDENTSVC_INLINE Client::Client(ClientOptions options)
-    : state_(std::make_shared<detail::ClientState>(std::move(options))) {}
+    : state_(std::make_shared<detail::ClientState>(std::move(options))),
+      closer_(std::make_shared<detail::ClientCloser>(state_)) {}
 
 STUDENTSVC_INLINE Result<Client> Client::create(ClientOptions options) {
   Client client(std::move(options));
@@ -314,6 +350,78 @@ STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationReq
   return detail::send_and_map(
       *state_, build, Endpoint::conversation, !request.sub_path.empty(), request.idempotent, request.call,
       [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); });
+}
+
+STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completion<StudentExtended> done,
+                                                  const CallOptions& call, StopToken stop) const {
+  auto base = state_->ready();
+  if (!base) {
+    done(std::unexpected(std::move(base.error())));
+    return;
+  }
+  using Call = detail::AsyncCall<StudentExtended>;
+  Call::Spec spec{Endpoint::get_student, false, true, call.retry ? *call.retry : state_->options.retry};
+  auto build = [state = state_.get(), base = *base, perm = std::string(perm), call] {
+    return detail::build_get_student(*base, state->options, perm, call, detail::ClientLimits::checked);
+  };
+  auto map = [perm = std::string(perm)](Result<HttpResponse>&& outcome) {
+    return map_get_student_response(outcome, perm);
+  };
+  Call::start(detail::async_context(state_), std::move(spec), std::move(build), std::move(map), std::move(done), stop);
+}
+
+STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async(std::string_view perm,
+                                                                                 const CallOptions& call,
+                                                                                 StopToken stop) const {
+  return detail::async_future<StudentExtended>(
+      [&](Completion<StudentExtended> done) { get_student_async(perm, std::move(done), call, stop); });
+}
+
+STUDENTSVC_INLINE void Client::current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
+                                                      const CallOptions& call, StopToken stop) const {
+  auto base = state_->ready();
+  if (!base) {
+    done(std::unexpected(std::move(base.error())));
+    return;
+  }
+  using Call = detail::AsyncCall<StudentExtended>;
+  Call::Spec spec{Endpoint::current_student, false, true, call.retry ? *call.retry : state_->options.retry};
+  auto build = [state = state_.get(), base = *base, jwt = std::string(user_jwt), call] {
+    return detail::build_student_request(*base, state->options, Endpoint::current_student,
+                                         std::string(current_student_path), jwt, call, detail::ClientLimits::checked);
+  };
+  auto map = [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); };
+  Call::start(detail::async_context(state_), std::move(spec), std::move(build), std::move(map), std::move(done), stop);
+}
+
+STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_async(std::string_view user_jwt,
+                                                                                     const CallOptions& call,
+                                                                                     StopToken stop) const {
+  return detail::async_future<StudentExtended>(
+      [&](Completion<StudentExtended> done) { current_student_async(user_jwt, std::move(done), call, stop); });
+}
+
+STUDENTSVC_INLINE void Client::conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
+                                                   StopToken stop) const {
+  auto base = state_->ready();
+  if (!base) {
+    done(std::unexpected(std::move(base.error())));
+    return;
+  }
+  using Call = detail::AsyncCall<RawResponse>;
+  Call::Spec spec{Endpoint::conversation, !request.sub_path.empty(), request.idempotent,
+                  request.call.retry ? *request.call.retry : state_->options.retry};
+  auto build = [state = state_.get(), base = *base, request] {
+    return detail::build_conversation(*base, state->options, request, detail::ClientLimits::checked);
+  };
+  auto map = [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); };
+  Call::start(detail::async_context(state_), std::move(spec), std::move(build), std::move(map), std::move(done), stop);
+}
+
+STUDENTSVC_INLINE std::future<Result<RawResponse>> Client::conversation_async(const ConversationRequest& request,
+                                                                              StopToken stop) const {
+  return detail::async_future<RawResponse>(
+      [&](Completion<RawResponse> done) { conversation_async(request, std::move(done), stop); });
 }
 
 STUDENTSVC_INLINE const ClientOptions& Client::options() const noexcept { return state_->options; }

@@ -144,15 +144,20 @@ class TransferCompletion {
 /// - If the event thread cannot start (no curl multi handle, no thread), the
 ///   completion runs at once on the calling thread with CURLE_FAILED_INIT:
 ///   the only case where it does not run on the event thread.
-class CurlEventLoop {
+class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore> {
  public:
   using TransferId = std::uint64_t;
 
-  /// @brief `max_in_flight` 0 is taken as 1.
-  explicit CurlEventLoop(std::size_t max_in_flight = 64) : max_in_flight_(std::max<std::size_t>(max_in_flight, 1)) {}
-  ~CurlEventLoop() { shut_down(); }
-  CurlEventLoop(const CurlEventLoop&) = delete;
-  CurlEventLoop& operator=(const CurlEventLoop&) = delete;
+  /// @brief `max_in_flight` 0 is taken as 1. Owned by a shared_ptr (the event
+  /// thread holds one too); CurlEventLoop is the handle to use.
+  explicit CurlEventLoopCore(std::size_t max_in_flight) : max_in_flight_(std::max<std::size_t>(max_in_flight, 1)) {}
+  // The thread has been joined, or has ended after a detach (it held the last reference).
+  ~CurlEventLoopCore() {
+    if (multi_ != nullptr) curl_multi_cleanup(multi_);
+  }
+  CurlEventLoopCore(const CurlEventLoopCore&) = delete;
+  CurlEventLoopCore& operator=(const CurlEventLoopCore&) = delete;
+  friend class CurlEventLoop;  // shut_down()
 
   /// @brief Queues `easy` and returns its id (never 0). `done` runs once on the
   /// event thread with how it ended. A null `easy`, or a handle that is already
@@ -230,7 +235,7 @@ class CurlEventLoop {
 
  private:
   struct Canceller {
-    CurlEventLoop* loop;
+    CurlEventLoopCore* loop;
     TransferId id;
     void operator()() const noexcept { loop->cancel(id); }
   };
@@ -307,13 +312,17 @@ class CurlEventLoop {
     if (multi_ == nullptr) multi_ = curl_multi_init();
     if (multi_ == nullptr) return false;
     try {
-      thread_ = std::thread([this] { run(); });
+      thread_ = std::thread([self = shared_from_this()] { self->run(); });
     } catch (...) {  // std::system_error: out of threads
       return false;
     }
     return true;
   }
 
+  /// Cancels everything and waits for the thread (the handle's destructor).
+  /// From a completion, on the event thread itself, it cannot wait for its
+  /// own thread: it cancels everything at once, there, and lets the thread
+  /// end by itself (the thread's reference keeps this core alive till then).
   void shut_down() {
     {
       const std::lock_guard lock(mutex_);
@@ -323,6 +332,18 @@ class CurlEventLoop {
         multi_ = nullptr;
         return;
       }
+    }
+    if (thread_.get_id() == std::this_thread::get_id()) {
+      // Completions cancelled here may queue more work: drain that too.
+      for (;;) {
+        admit();
+        const std::lock_guard lock(mutex_);
+        if (queue_.empty() && incoming_timers_.empty()) break;
+      }
+      for (auto& [due, timer] : timers_) complete(std::move(timer), TransferOutcome{CURLE_ABORTED_BY_CALLBACK, true});
+      timers_.clear();
+      thread_.detach();
+      return;
     }
     curl_multi_wakeup(multi_);
     thread_.join();
@@ -503,6 +524,60 @@ class CurlEventLoop {
   // Event thread only.
   std::unordered_map<CURL*, TransferPtr> active_;
   std::multimap<std::chrono::steady_clock::time_point, TransferPtr> timers_;
+};
+
+/// @brief The handle to a CurlEventLoopCore: what a transport owns. Its
+/// destructor cancels every queued and in-flight transfer and timer, runs their
+/// completions and joins the event thread; run from one of the loop's own
+/// completions, it cancels them all there and lets the thread end by itself.
+class CurlEventLoop {
+ public:
+  using TransferId = CurlEventLoopCore::TransferId;  ///< Names a transfer or timer.
+
+  /// @brief `max_in_flight` 0 is taken as 1.
+  explicit CurlEventLoop(std::size_t max_in_flight = 64)
+      : core_(std::make_shared<CurlEventLoopCore>(max_in_flight)) {}
+  ~CurlEventLoop() { core_->shut_down(); }
+  CurlEventLoop(const CurlEventLoop&) = delete;
+  CurlEventLoop& operator=(const CurlEventLoop&) = delete;
+
+  /// @copydoc CurlEventLoopCore::submit(CURL*, TransferCompletion)
+  TransferId submit(CURL* easy, TransferCompletion done) { return core_->submit(easy, std::move(done)); }
+  /// @copydoc CurlEventLoopCore::schedule(std::chrono::milliseconds, TransferCompletion)
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done) {
+    return core_->schedule(delay, std::move(done));
+  }
+#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
+  /// @brief submit(), also cancelled by a stop request on `stop`.
+  TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop) {
+    return core_->submit(easy, std::move(done), std::move(stop));
+  }
+  /// @brief schedule(), also cancelled by a stop request on `stop`.
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, std::stop_token stop) {
+    return core_->schedule(delay, std::move(done), std::move(stop));
+  }
+#endif
+  /// @brief Cancels the transfer or timer `id` (no effect once it completed).
+  void cancel(TransferId id) { core_->cancel(id); }
+  /// @brief Transfers submitted and not yet completed.
+  [[nodiscard]] std::size_t pending() const { return core_->pending(); }
+  /// @brief Timers scheduled and not yet run or cancelled.
+  [[nodiscard]] std::size_t timers_pending() const { return core_->timers_pending(); }
+  /// @brief Transfers running on the multi handle now.
+  [[nodiscard]] std::size_t in_flight() const { return core_->in_flight(); }
+  /// @brief The largest number in flight at once so far.
+  [[nodiscard]] std::size_t peak_in_flight() const { return core_->peak_in_flight(); }
+  /// @brief The cap on transfers in flight.
+  [[nodiscard]] std::size_t max_in_flight() const noexcept { return core_->max_in_flight(); }
+  /// @brief True once the event thread has started.
+  [[nodiscard]] bool started() const { return core_->started(); }
+  /// @brief How many completions threw.
+  [[nodiscard]] std::size_t completion_exceptions() const noexcept { return core_->completion_exceptions(); }
+  /// @brief The event thread's name.
+  static constexpr const char* thread_name = CurlEventLoopCore::thread_name;
+
+ private:
+  std::shared_ptr<CurlEventLoopCore> core_;
 };
 
 }  // namespace studentsvc::detail

@@ -1,0 +1,37 @@
+#pragma once
+/// @file stop_token.hpp
+/// @brief StopToken: what the asynchronous calls and streamed batches take to
+/// be cancelled. It is `std::stop_token` wherever the standard library has it
+/// (libstdc++ 10+, MSVC); elsewhere (libc++ 16 without its experimental
+/// library) a token that never stops, and STUDENTSVC_HAS_STOP_TOKEN is 0.
+
+#include <version>
+
+#if defined(__cpp_lib_jthread) && __cpp_lib_jthread >= 201911L
+#include <stop_token>
+/// @brief 1 when StopToken is std::stop_token (cancellation works), else 0.
+#define STUDENTSVC_HAS_STOP_TOKEN 1
+#else
+#define STUDENTSVC_HAS_STOP_TOKEN 0
+#endif
+
+namespace studentsvc {
+
+#if STUDENTSVC_HAS_STOP_TOKEN
+/// @brief The token a caller passes to cancel an asynchronous call or a batch:
+/// `std::stop_token`, so `std::stop_source::get_token()` and `std::jthread`'s
+/// token work as they are.
+using StopToken = std::stop_token;
+#else
+/// @brief Stand-in for `std::stop_token` where the standard library lacks it:
+/// never stops (only destroying the transport or client cancels there).
+class StopToken {
+ public:
+  /// @brief Always false.
+  [[nodiscard]] static constexpr bool stop_requested() noexcept { return false; }
+  /// @brief Always false: nothing can stop it.
+  [[nodiscard]] static constexpr bool stop_possible() noexcept { return false; }
+};
+#endif
+
+}  // namespace studentsvc

@@ -10,6 +10,10 @@
 //   studentsvc_bench decode ROUNDS ITERS           (d) decode_student vs nlohmann::json::parse
 //   studentsvc_bench batch N DELAY_MS              (e) sequential vs get_students at 16 and 64
 //   studentsvc_bench memory URL N                  (g) peak RSS and heap in use at 10%, 50%, 100% of N calls
+//   studentsvc_bench async N DELAY_MS INFLIGHT     (h) N get_student_async at once, INFLIGHT on the wire:
+//                                                  fraction of the ideal, threads the engine added
+//   studentsvc_bench stream N DELAY_MS             (h) for_each_student over N perms from a lazy range:
+//                                                  peak RSS (run once per N: the peak is the process's)
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +24,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <future>
+#include <ranges>
 #include <new>
 #include <string>
 #include <string_view>
@@ -448,6 +455,85 @@ int mode_memory(const std::string& base_url, std::size_t n) {
 
 }  // namespace
 
+// Threads of this process now (/proc/self/status).
+double thread_count() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::strtod(line.c_str() + 8, nullptr);
+  }
+  return 0;
+}
+
+// (h) N asynchronous lookups submitted at once; the transport keeps INFLIGHT
+// on the wire (CurlTransportOptions::max_connections). Ideal: N / INFLIGHT waves of DELAY_MS.
+int mode_async(std::size_t n, std::size_t delay_ms, std::size_t in_flight) {
+  studentsvc_bench::DelayServer server{std::string(student_body), std::chrono::milliseconds(static_cast<long long>(delay_ms))};
+  if (!server.start()) die("could not start the delay server");
+  auto options = client_options(server.base_url());
+  studentsvc::CurlTransportOptions transport;
+  transport.allow_http = true;
+  transport.max_connections = static_cast<long>(in_flight);
+  options.transport = std::make_shared<studentsvc::CurlTransport>(transport);
+  const studentsvc::Client client(options);
+  const double threads_before = thread_count();
+  (void)client.get_student_async(bench_perm).get();  // starts the event thread, opens a connection
+  const double threads_engine = thread_count() - threads_before;
+  std::vector<double> times;
+  for (int round = 0; round < 3; ++round) {
+    std::atomic<std::size_t> left{n};
+    std::atomic<std::size_t> failed{0};
+    std::promise<void> all;
+    const auto start = clock_type::now();
+    for (std::size_t i = 0; i < n; ++i) {
+      client.get_student_async(bench_perm, [&](studentsvc::Result<studentsvc::StudentExtended> r) {
+        if (!r) failed.fetch_add(1);
+        if (left.fetch_sub(1) == 1) all.set_value();
+      });
+    }
+    all.get_future().wait();
+    times.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+    if (failed.load() != 0) die("async lookups failed: " + std::to_string(failed.load()));
+  }
+  const double t = median(times);
+  const double waves = std::ceil(static_cast<double>(n) / static_cast<double>(in_flight));
+  const double ideal = waves * static_cast<double>(delay_ms) / 1000.0;
+  bench("async_s", t);
+  bench("async_ideal_s", ideal);
+  bench("async_fraction_of_ideal", ideal / t);
+  bench("async_engine_threads", threads_engine);
+  bench("async_threads_during", thread_count() - threads_before);
+  bench("async_server_max_in_flight", static_cast<double>(server.max_in_flight()));
+  server.stop();
+  return 0;
+}
+
+// (h) for_each_student over N perms generated lazily (never a vector of N):
+// the peak RSS after it, to compare between N = 1,000 and 100,000 runs.
+int mode_stream(std::size_t n, std::size_t delay_ms) {
+  studentsvc_bench::DelayServer server{std::string(student_body), std::chrono::milliseconds(static_cast<long long>(delay_ms))};
+  if (!server.start()) die("could not start the delay server");
+  const studentsvc::Client client(client_options(server.base_url()));
+  auto perms = std::views::iota(std::size_t{0}, n) |
+               std::views::transform([](std::size_t) { return std::string(bench_perm); });
+  std::size_t ok = 0;
+  studentsvc::StreamOptions stream;
+  stream.max_concurrency = 64;
+  const auto start = clock_type::now();
+  const auto summary = client.for_each_student(
+      perms, [&](std::size_t, std::string_view, studentsvc::Result<studentsvc::StudentExtended> r) { ok += r ? 1 : 0; },
+      stream);
+  const double t = std::chrono::duration<double>(clock_type::now() - start).count();
+  if (ok != n) die("streamed lookups failed: " + std::to_string(n - ok) + " of " + std::to_string(n));
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  bench("stream_peak_rss_kb", static_cast<double>(u.ru_maxrss));
+  bench("stream_s", t);
+  bench("stream_sent", static_cast<double>(summary.sent));
+  server.stop();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) die("usage: see the comment at the top of bench/bench_main.cpp");
@@ -464,5 +550,7 @@ int main(int argc, char** argv) {
   if (mode == "decode" && args.size() == 3) return mode_decode(to_size(argv[2]), to_size(argv[3]));
   if (mode == "batch" && args.size() == 3) return mode_batch(to_size(argv[2]), to_size(argv[3]));
   if (mode == "memory" && args.size() == 3) return mode_memory(args[1], to_size(argv[3]));
+  if (mode == "async" && args.size() == 4) return mode_async(to_size(argv[2]), to_size(argv[3]), to_size(argv[4]));
+  if (mode == "stream" && args.size() == 3) return mode_stream(to_size(argv[2]), to_size(argv[3]));
   die("unknown mode or wrong arguments: " + mode);
 }

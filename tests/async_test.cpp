@@ -513,3 +513,61 @@ TEST_CASE("an exception from the stream's callback cancels the lookups in flight
   CHECK(seconds_since(start) < 10.0);
 }
 #endif
+
+TEST_CASE("destroying a CurlTransport with transfers in flight cancels them, runs their completions, joins", "[async]") {
+  RawServer server([&](int fd, int) {
+    (void)server.next_request(fd);
+    server.sleep_unless_stopped(20s);
+  });
+  studentsvc::CurlTransportOptions options;
+  options.allow_http = true;
+  auto transport = std::make_unique<studentsvc::CurlTransport>(options);
+  std::atomic<int> cancelled{0};
+  std::atomic<int> completions{0};
+  for (int i = 0; i < 5; ++i) {
+    studentsvc::HttpRequest request;
+    request.url = server.base_url() + "/students/v2/students/1234567";
+    transport->send_async(
+        request,
+        [&](Result<studentsvc::HttpResponse> r) {
+          if (!r && r.error().kind == ErrorKind::cancelled) cancelled.fetch_add(1);
+          completions.fetch_add(1);
+        },
+        studentsvc::StopToken{});
+  }
+  std::this_thread::sleep_for(100ms);
+  const auto start = std::chrono::steady_clock::now();
+  transport.reset();
+  CHECK(completions.load() == 5);
+  CHECK(cancelled.load() == 5);
+  CHECK(seconds_since(start) < 5.0);
+}
+
+TEST_CASE("run_after: a timer on the event thread, or the calling thread's wait for a send-only transport", "[async]") {
+  studentsvc::CurlTransportOptions options;
+  studentsvc::CurlTransport curl(options);
+  studentsvc::testing::FakeTransport fake;
+  for (studentsvc::Transport* transport : {static_cast<studentsvc::Transport*>(&curl),
+                                           static_cast<studentsvc::Transport*>(&fake)}) {
+    std::promise<bool> fired;
+    const auto start = std::chrono::steady_clock::now();
+    transport->run_after(30ms, [&](bool elapsed) { fired.set_value(elapsed); }, studentsvc::StopToken{});
+    auto f = fired.get_future();
+    REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    CHECK(f.get());
+    CHECK(seconds_since(start) >= 0.025);
+#if STUDENTSVC_HAS_STOP_TOKEN
+    std::stop_source stop;
+    std::promise<bool> stopped;
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(50ms);
+      stop.request_stop();
+    });
+    transport->run_after(30s, [&](bool elapsed) { stopped.set_value(elapsed); }, stop.get_token());
+    auto s = stopped.get_future();
+    REQUIRE(s.wait_for(10s) == std::future_status::ready);
+    CHECK_FALSE(s.get());
+    stopper.join();
+#endif
+  }
+}

@@ -48,6 +48,13 @@ struct BatchOptions {
   std::size_t max_concurrency = 16;
   /// Applied to every lookup of the batch (JWT, API version, timeouts, body cap, retry policy).
   CallOptions call;
+  /// Stop sending once an answer shows every further lookup would fail the
+  /// same way (401, a TLS or certificate error, a host that does not
+  /// resolve); the lookups not sent fail as `cancelled`, naming that error.
+  bool fail_fast = true;
+  /// A stop request cancels the lookups in flight and sends no more; each
+  /// fails as `cancelled`.
+  StopToken stop;
 };
 
 /// @brief The client of the Student Information and Conversation Service.
@@ -72,18 +79,17 @@ class Client {
 
   /// @brief Many get_student lookups at once: result `i` belongs to `perms[i]`.
   ///
-  /// Each perm is its own lookup. An invalid perm fails alone with
-  /// invalid_argument and is never sent; a failed lookup never fails the
-  /// others. Up to `batch.max_concurrency` requests are in flight at once
-  /// (Transport::send_all: CurlTransport uses the curl multi interface over
-  /// reused connections, HTTP/2 multiplexing where the server offers it).
-  ///
-  /// Retries follow the call's RetryPolicy, batch-wise: once a round is done,
-  /// the lookups whose outcome is retryable (transport failure, 408, 429, 500,
-  /// 502, 503, 504) are sent again together, after one wait (full-jitter
-  /// backoff, or the longest `Retry-After` among them, capped by
-  /// max_retry_after), until max_attempts or max_total_time. A failed
-  /// lookup's ApiError::attempts counts its own attempts.
+  /// for_each_student() over `perms`, collected in input order. Each perm is
+  /// its own lookup, retried on its own per the call's RetryPolicy. An invalid
+  /// perm fails alone with invalid_argument and is never sent; a failed lookup
+  /// never fails the others, except that with `batch.fail_fast` (the default)
+  /// an error every further lookup would repeat (401, TLS, DNS) stops the
+  /// sending and the rest fail as `cancelled`. Up to `batch.max_concurrency`
+  /// requests are in flight at once, on the transport's event thread
+  /// (CurlTransport: the curl multi interface over reused connections, HTTP/2
+  /// multiplexing where the server offers it); a custom Transport that only
+  /// implements `send` runs them one after another. A failed lookup's
+  /// ApiError::attempts counts its own attempts.
   [[nodiscard]] std::vector<Result<StudentExtended>> get_students(std::span<const std::string> perms,
                                                                   const BatchOptions& batch = {}) const;
 

@@ -70,6 +70,30 @@ struct RetryPolicy {
 /// @brief Client-wide settings. A CallOptions value overrides the matching field per call.
 ///
 /// A value type: copy it, change it, build a Client from it.
+/// @brief A client-wide rate limit: a token bucket of `requests_per_second`
+/// on average and up to `burst` at once, shared by every thread, asynchronous
+/// call and batch of one Client (and its copies). Every attempt, retries
+/// included, takes a token; a caller waits for its token (an asynchronous call
+/// on a timer, no thread asleep). Off by default.
+struct RateLimitOptions {
+  /// Requests per second on average; 0: no limit (the default). Must be
+  /// finite and not negative.
+  double requests_per_second = 0;
+  /// Requests that may go at once after a quiet spell; at least 1.
+  int burst = 1;
+};
+
+/// @brief A client-wide retry budget (Finagle's RetryBudget; gRPC's and
+/// Envoy's throttles are alike): in any `window`, at most `min_retries` plus
+/// `ratio` times the first attempts made in it may be retries, so a failing
+/// service sees at most `ratio` extra load. A retry over budget is not sent:
+/// the call ends with its last attempt's outcome.
+struct RetryBudgetOptions {
+  double ratio = 0.2;                        ///< Retries per first attempt; not negative.
+  int min_retries = 10;                      ///< Retries always allowed per window; not negative.
+  std::chrono::milliseconds window{10'000};  ///< The sliding window; at least 10 ms.
+};
+
 struct ClientOptions {
   /// `https://host[:port][/prefix]`; calls append `/students/v2/students/...`
   /// and `/conversation` to it (trailing slashes are dropped).
@@ -105,6 +129,11 @@ struct ClientOptions {
   /// it goes into ApiError::request_id and AttemptEvent::request_id, so a
   /// support ticket can quote it. The interface names none; these are common.
   std::vector<std::string> request_id_headers{default_request_id_headers.begin(), default_request_id_headers.end()};
+  /// A client-wide rate limit (off by default): every attempt of every call,
+  /// batch and asynchronous call of this Client takes a token.
+  RateLimitOptions rate_limit;
+  /// A client-wide retry budget (none by default).
+  std::optional<RetryBudgetOptions> retry_budget;
   /// The HTTP stack; null: a CurlTransport built from the fields above.
   std::shared_ptr<Transport> transport;
 

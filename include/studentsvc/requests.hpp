@@ -5,6 +5,7 @@
 /// Nothing is sent by these functions; a test can call each alone.
 
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,20 @@ enum class ClientLimits { check, checked };
   if (client.timeout <= zero) return make_error(ErrorKind::invalid_argument, "timeout must be positive");
   if (client.max_response_header_bytes == 0) {
     return make_error(ErrorKind::invalid_argument, "max_response_header_bytes must be positive");
+  }
+  const auto& rate = client.rate_limit;
+  if (!std::isfinite(rate.requests_per_second) || rate.requests_per_second < 0) {
+    return make_error(ErrorKind::invalid_argument, "rate_limit.requests_per_second must be finite and not negative");
+  }
+  if (rate.burst < 1) return make_error(ErrorKind::invalid_argument, "rate_limit.burst must be at least 1");
+  if (const auto& budget = client.retry_budget) {
+    if (!std::isfinite(budget->ratio) || budget->ratio < 0) {
+      return make_error(ErrorKind::invalid_argument, "retry_budget.ratio must be finite and not negative");
+    }
+    if (budget->min_retries < 0) return make_error(ErrorKind::invalid_argument, "retry_budget.min_retries must not be negative");
+    if (budget->window < std::chrono::milliseconds{10}) {
+      return make_error(ErrorKind::invalid_argument, "retry_budget.window must be at least 10 ms");
+    }
   }
   return validate_policy(client.retry);
 }

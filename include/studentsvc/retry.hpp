@@ -21,6 +21,8 @@
 #include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/deadline.hpp>
 #include <studentsvc/detail/http_date.hpp>
+#include <studentsvc/detail/rate_limit.hpp>
+#include <studentsvc/detail/retry_clock.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/logging.hpp>
@@ -117,17 +119,6 @@ class JitterSource {
 
 namespace detail {
 
-/// The clocks and the sleep of the retry drivers: steady_clock for the
-/// deadline, system_clock for an HTTP-date `Retry-After`, and a blocking
-/// sleep. Tests set all three to simulated time.
-struct RetryClock {
-  std::function<std::chrono::steady_clock::time_point()> now = [] { return std::chrono::steady_clock::now(); };
-  std::function<std::chrono::system_clock::time_point()> wall = [] { return std::chrono::system_clock::now(); };
-  std::function<void(std::chrono::milliseconds)> sleep = [](std::chrono::milliseconds d) {
-    std::this_thread::sleep_for(d);
-  };
-};
-
 /// What to do once a round's outcomes are in.
 struct RetryDecision {
   bool retry = false;                 ///< false: done, the outcomes are final.
@@ -157,6 +148,9 @@ class RetryRun {
                                                   std::chrono::steady_clock::time_point now) const noexcept {
     return deadline_.cut(full, now);
   }
+  /// Takes request `k` out of the next round: its last outcome is final (a
+  /// retry the client's retry budget refused).
+  void drop(std::size_t k) { std::erase(pending_, k); }
   /// Attempts made by request `k`.
   [[nodiscard]] int attempts(std::size_t k) const noexcept { return attempts_[k]; }
   /// Rounds sent so far.
@@ -200,6 +194,43 @@ class RetryRun {
   int rounds_ = 0;
 };
 
+/// The client-wide reaction to one outcome: a 429 or 503 whose `Retry-After`
+/// parses pauses every call of the client for it (capped by max_retry_after).
+inline void pause_client_for(ClientThrottle& throttle, const Result<HttpResponse>& outcome, const RetryPolicy& policy,
+                             std::chrono::system_clock::time_point wall) {
+  if (!outcome || (outcome->status != 429 && outcome->status != 503)) return;
+  const auto header = outcome->headers.find("Retry-After");
+  if (!header) return;
+  if (const auto asked = parse_retry_after(*header, wall)) {
+    throttle.pause_for_status(outcome->status, *asked, policy.max_retry_after);
+  }
+}
+
+/// Asks the client's throttle for every request of the next round: a retry
+/// the retry budget refuses is dropped (its last outcome is final); the round
+/// waits for the latest token it was given. False when nothing is left to send.
+inline bool admit_round(ClientThrottle& throttle, RetryRun& run, const Logger& logger, std::string_view what,
+                        const RetryClock& clock) {
+  std::chrono::milliseconds wait{0};
+  std::vector<std::size_t> refused;
+  for (const std::size_t k : run.pending()) {
+    const Admission a = throttle.admit(run.attempts(k) == 0 ? AttemptKind::first : AttemptKind::retry);
+    if (!a.allowed) {
+      refused.push_back(k);
+    } else {
+      wait = std::max(wait, a.wait);
+    }
+  }
+  for (const std::size_t k : refused) run.drop(k);
+  if (!refused.empty()) {
+    logger.log(LogLevel::info, std::string(what) + ": " + std::to_string(refused.size()) +
+                                   " retry(ies) not sent: the client's retry budget is spent");
+  }
+  if (run.pending().empty()) return false;
+  if (wait > std::chrono::milliseconds{0}) clock.sleep(wait);
+  return true;
+}
+
 /// The blocking driver of RetryRun, shared by send_with_retry and
 /// Client::get_students: send a round with `send_round` (span of requests →
 /// one outcome each), record it, sleep, repeat. `out[k]` is request k's last
@@ -214,7 +245,8 @@ template <class SendRound>
                                                             const Logger& logger, const RetryClock& clock,
                                                             std::string_view what, std::vector<int>& attempts,
                                                             int& rounds,
-                                                            std::span<const AttemptContext> events = {}) {
+                                                            std::span<const AttemptContext> events = {},
+                                                            ClientThrottle* throttle = nullptr) {
   std::vector<Result<HttpResponse>> out(requests.size());
   attempts.assign(requests.size(), 0);
   rounds = 0;
@@ -230,6 +262,7 @@ template <class SendRound>
   }
   std::vector<HttpRequest> round;  // copies, made only when a timeout is cut or a subset is resent
   while (!run.pending().empty()) {
+    if (throttle != nullptr && !admit_round(*throttle, run, logger, what, clock)) break;
     const auto now = clock.now();
     const auto& pending = run.pending();
     bool copy = pending.size() != requests.size();
@@ -261,6 +294,9 @@ template <class SendRound>
       }
     }
     const std::vector<std::size_t> sent = pending;
+    if (throttle != nullptr) {
+      for (const auto& o : outcomes) pause_client_for(*throttle, o, policy, clock.wall());
+    }
     const auto decision = run.record(outcomes, jitter, clock.now(), clock.wall());
     for (std::size_t j = 0; j < sent.size() && j < outcomes.size(); ++j) out[sent[j]] = std::move(outcomes[j]);
     if (decision.out_of_time) {
@@ -326,7 +362,8 @@ template <class SendRound>
                                                           const RetryPolicy& policy, bool idempotent,
                                                           JitterSource& jitter, const Logger& logger,
                                                           const detail::RetryClock& clock, int& attempts,
-                                                          const detail::AttemptContext& events = {}) {
+                                                          const detail::AttemptContext& events = {},
+                                                          detail::ClientThrottle* throttle = nullptr) {
   std::vector<int> counts;
   int rounds = 0;
   auto out = detail::send_rounds(
@@ -338,7 +375,8 @@ template <class SendRound>
       },
       policy, idempotent, jitter, logger, clock, "retry", counts, rounds,
       events.sink != nullptr ? std::span<const detail::AttemptContext>(&events, 1)
-                             : std::span<const detail::AttemptContext>());
+                             : std::span<const detail::AttemptContext>(),
+      throttle);
   attempts = counts.front();
   return std::move(out.front());
 }

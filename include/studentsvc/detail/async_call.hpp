@@ -20,6 +20,7 @@
 
 #include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/call_stop.hpp>
+#include <studentsvc/detail/rate_limit.hpp>
 #include <studentsvc/detail/redact.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
@@ -108,6 +109,7 @@ struct AsyncCallContext {
   const ClientOptions* options = nullptr;
   JitterSource* jitter = nullptr;
   AsyncCallRegistry* registry = nullptr;
+  ClientThrottle* throttle = nullptr;  ///< The client's rate limit and retry budget; null: none.
   /// Everything to scrub from text that came back for a request with these headers.
   std::function<std::vector<std::string>(const Headers&)> secrets;
 };
@@ -195,11 +197,41 @@ class AsyncCall : public std::enable_shared_from_this<AsyncCall<T>> {
     attempt();
   }
 
+  // Asks the client's throttle first, if it has one: a retry over the retry
+  // budget is not sent (the last outcome is final); a token not yet due is
+  // waited for on a timer.
   void attempt() {
     if (stop_.stop_requested()) {
       finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
       return;
     }
+    if (context_.throttle != nullptr) {
+      const bool first = run_->attempts(0) == 0 && attempts_before_ == 0;
+      const Admission a = context_.throttle->admit(first ? AttemptKind::first : AttemptKind::retry);
+      if (!a.allowed && last_) {
+        logger().log(LogLevel::info, name() + ": retry not sent: the client's retry budget is spent");
+        finish_outcome(std::move(*last_));
+        return;
+      }
+      if (a.wait > std::chrono::milliseconds{0}) {
+        auto self = this->shared_from_this();
+        context_.transport->run_after(
+            a.wait,
+            [self](bool elapsed) {
+              if (elapsed) {
+                self->send_attempt();
+              } else {
+                self->finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) while waiting for the rate limit")));
+              }
+            },
+            stop_.token());
+        return;
+      }
+    }
+    send_attempt();
+  }
+
+  void send_attempt() {
     HttpRequest sending = request_;
     sending.timeout = run_->timeout(request_.timeout, std::chrono::steady_clock::now());
     attempt_number_ = events_.attempts_before + run_->attempts(0) + 1;
@@ -213,6 +245,9 @@ class AsyncCall : public std::enable_shared_from_this<AsyncCall<T>> {
 
   void on_outcome(Result<HttpResponse> outcome) {
     attempt_ended(events_, attempt_number_, reason_, outcome, std::chrono::steady_clock::now() - attempt_start_);
+    if (context_.throttle != nullptr) {
+      pause_client_for(*context_.throttle, outcome, spec_.policy, std::chrono::system_clock::now());
+    }
     reason_ = retry_reason_after(outcome);
     const auto decision = run_->record(std::span<const Result<HttpResponse>>(&outcome, 1), *context_.jitter,
                                        std::chrono::steady_clock::now(), std::chrono::system_clock::now());
@@ -243,6 +278,7 @@ class AsyncCall : public std::enable_shared_from_this<AsyncCall<T>> {
     // A 401 while a CredentialProvider is set: ask it afresh, try once more.
     if (!refreshed_ && spec_.idempotent && context_.options->auth.provider && outcome && outcome->status == 401) {
       refreshed_ = true;
+      last_ = outcome;  // final if the retry budget refuses the try with fresh credentials
       context_.options->auth.provider->invalidate();
       if (auto again = build_(); again) {
         logger().log(LogLevel::info, name() + ": 401, trying once more with fresh credentials");

@@ -32,6 +32,7 @@
 #include <studentsvc/requests.hpp>
 #include <studentsvc/responses.hpp>
 #include <studentsvc/retry.hpp>
+#include <studentsvc/streaming.hpp>
 
 namespace studentsvc {
 namespace detail {
@@ -69,6 +70,12 @@ struct ClientState {
   JitterSource jitter;
   std::vector<std::string> url_secrets = client_url_secrets(options);
   AsyncCallRegistry calls;  ///< The asynchronous calls in flight.
+  /// The client-wide rate limit, retry budget and Retry-After pause; null
+  /// (nothing to pay) when neither a rate limit nor a retry budget is set.
+  std::shared_ptr<ClientThrottle> throttle =
+      options.rate_limit.requests_per_second > 0 || options.retry_budget
+          ? std::make_shared<ClientThrottle>(options.rate_limit, options.retry_budget)
+          : nullptr;
 
   /// The base URL, or why no call can be made.
   [[nodiscard]] Result<const BaseUrl*> ready() const {
@@ -107,6 +114,7 @@ struct ClientCloser {
   c.options = &state->options;
   c.jitter = &state->jitter;
   c.registry = &state->calls;
+  c.throttle = state->throttle.get();
   ClientState* raw = state.get();
   c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
   return c;
@@ -159,8 +167,8 @@ template <class Build, class Map>
   int attempts = 0;
   auto events = attempt_context(state.options.instrumentation.get(), endpoint, has_sub_path, *request,
                                 state.options.request_id_headers);
-  auto outcome =
-      send_with_retry(*state.transport, *request, policy, idempotent, state.jitter, logger, RetryClock{}, attempts, events);
+  auto outcome = send_with_retry(*state.transport, *request, policy, idempotent, state.jitter, logger, RetryClock{},
+                                 attempts, events, state.throttle.get());
   auto secrets = state.secrets(request->headers);
   if (may_refresh_credentials(state, outcome, idempotent)) {
     state.options.auth.provider->invalidate();
@@ -172,7 +180,7 @@ template <class Build, class Map>
       events.first_reason = RetryReason::credentials;
       int more = 0;
       outcome = send_with_retry(*state.transport, *again, RetryPolicy::none(), true, state.jitter, logger,
-                                RetryClock{}, more, events);
+                                RetryClock{}, more, events, state.throttle.get());
       attempts += more;
       add_secrets(secrets, state.secrets(again->headers));
     }
@@ -222,106 +230,33 @@ STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view p
 
 STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
                                                                             const BatchOptions& batch) const {
+  // The streamed batch, collected in input order: one engine for every batch.
   std::vector<Result<StudentExtended>> results(perms.size());
   if (perms.empty()) return results;
-  auto base = state_->ready();
-  if (!base) {
-    for (auto& r : results) r = std::unexpected(base.error());
-    return results;
-  }
-  std::vector<HttpRequest> requests;
-  std::vector<std::size_t> owner;  // index into `results` of each request
-  requests.reserve(perms.size());
-  owner.reserve(perms.size());
-  for (std::size_t i = 0; i < perms.size(); ++i) {
-    auto request =
-        detail::build_get_student(**base, state_->options, perms[i], batch.call, detail::ClientLimits::checked);
-    if (!request) {
-      results[i] = std::unexpected(std::move(request.error()));
-      continue;
-    }
-    requests.push_back(std::move(*request));
-    owner.push_back(i);
-  }
+  StreamOptions stream;
+  stream.max_concurrency = batch.max_concurrency;
+  stream.fail_fast = batch.fail_fast;
+  stream.call = batch.call;
+  stream.stop = batch.stop;
   const Logger& logger = state_->options.logger;
-  if (requests.size() < perms.size()) {
-    logger.log(LogLevel::warning, "get_students: " + std::to_string(perms.size() - requests.size()) +
-                                      " lookup(s) not sent: invalid input");
-  }
-  if (requests.empty()) return results;
-  const RetryPolicy& policy = batch.call.retry ? *batch.call.retry : state_->options.retry;
-  // Every request of the batch carries the same headers: one set of secrets to scrub.
-  const auto secrets = state_->secrets(requests.front().headers);
   const auto start = std::chrono::steady_clock::now();
-  std::vector<int> attempts;
-  int rounds = 0;
-  std::vector<detail::AttemptContext> events;
-  if (Instrumentation* sink = state_->options.instrumentation.get()) {
-    events.reserve(requests.size());
-    for (const auto& request : requests) {
-      events.push_back(detail::attempt_context(sink, Endpoint::get_student, false, request,
-                                               state_->options.request_id_headers));
-    }
-  }
-  auto outcomes = detail::send_all_with_retry(*state_->transport, requests, batch.max_concurrency, policy,
-                                              state_->jitter, logger, detail::RetryClock{}, attempts, rounds, events);
-  // Lookups answered 401 while a CredentialProvider is set: ask it afresh once,
-  // then send those lookups once more (the key may have rotated mid-batch).
-  std::vector<std::size_t> refresh;
-  for (std::size_t k = 0; k < requests.size(); ++k) {
-    if (detail::may_refresh_credentials(*state_, outcomes[k], true)) refresh.push_back(k);
-  }
-  auto secrets_after = secrets;
-  if (!refresh.empty()) {
-    state_->options.auth.provider->invalidate();
-    std::vector<HttpRequest> again;
-    std::vector<std::size_t> again_of;
-    std::vector<detail::AttemptContext> again_events;
-    for (const std::size_t k : refresh) {
-      auto rebuilt =
-          detail::build_get_student(**base, state_->options, perms[owner[k]], batch.call, detail::ClientLimits::checked);
-      if (!rebuilt) continue;
-      if (!events.empty()) {
-        auto e = events[k];
-        e.attempts_before = attempts[k];
-        e.first_reason = RetryReason::credentials;
-        again_events.push_back(e);
-      }
-      again.push_back(std::move(*rebuilt));
-      again_of.push_back(k);
-    }
-    if (!again.empty()) {
-      logger.log(LogLevel::info, "get_students: " + std::to_string(again.size()) +
-                                     " lookup(s) answered 401: trying once more with fresh credentials");
-      detail::add_secrets(secrets_after, state_->secrets(again.front().headers));
-      std::vector<int> more;
-      int more_rounds = 0;
-      auto second = detail::send_all_with_retry(*state_->transport, again, batch.max_concurrency, RetryPolicy::none(),
-                                                state_->jitter, logger, detail::RetryClock{}, more, more_rounds,
-                                                again_events);
-      for (std::size_t j = 0; j < again.size(); ++j) {
-        outcomes[again_of[j]] = std::move(second[j]);
-        attempts[again_of[j]] += more[j];
-      }
-      rounds += more_rounds;
-    }
-  }
   std::size_t failed = 0;
-  for (std::size_t k = 0; k < requests.size(); ++k) {
-    auto result = map_get_student_response(outcomes[k], perms[owner[k]]);
-    if (!result) {
-      result.error().attempts = attempts[k];
-      detail::scrub(result.error(), secrets_after);
-      ++failed;
-    }
-    results[owner[k]] = std::move(result);
+  const auto summary = for_each_student(
+      perms,
+      [&](std::size_t index, std::string_view, Result<StudentExtended> result) {
+        if (!result) ++failed;
+        results[index] = std::move(result);
+      },
+      stream);
+  if (summary.stopped_by) {
+    logger.log(LogLevel::warning, "get_students: stopped sending after " + to_string(*summary.stopped_by) + "; " +
+                                      std::to_string(summary.not_sent) + " lookup(s) not sent");
   }
   if (logger.enabled(LogLevel::debug)) {
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    logger.log(LogLevel::debug, "get_students: " + std::to_string(requests.size()) + " sent, " +
-                                    std::to_string(failed) + " failed, " + std::to_string(rounds) + " round(s), " +
-                                    std::to_string(ms) + " ms");
+    logger.log(LogLevel::debug, "get_students: " + std::to_string(summary.sent) + " sent, " + std::to_string(failed) +
+                                    " failed, " + std::to_string(ms) + " ms");
   }
   return results;
 }

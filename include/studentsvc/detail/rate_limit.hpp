@@ -16,24 +16,14 @@
 #include <utility>
 
 #include <studentsvc/errors.hpp>
-#include <studentsvc/retry.hpp>
+#include <studentsvc/options.hpp>
+#include <studentsvc/detail/retry_clock.hpp>
 
 namespace studentsvc::detail {
 
-/// A token bucket: `requests_per_second` on average, up to `burst` at once.
-struct RateLimitOptions {
-  double requests_per_second = 0;  ///< 0 (or less, or not finite): no limit.
-  int burst = 1;                   ///< Requests that may go at once after a quiet spell; less than 1 is 1.
-};
-
-/// Retries allowed in any `window`: `min_retries` plus `ratio` times the first
-/// attempts in it (Finagle's RetryBudget; Envoy's and gRPC's throttles are alike).
-/// A retry storm against a failing service then adds at most `ratio` load.
-struct RetryBudgetOptions {
-  double ratio = 0.2;                        ///< Retries per first attempt; negative is 0.
-  int min_retries = 10;                        ///< Retries always allowed per window (a quiet client may still retry).
-  std::chrono::milliseconds window{10'000};    ///< Less than 10 ms is 10 ms.
-};
+// The public settings (options.hpp), by their names here.
+using studentsvc::RateLimitOptions;
+using studentsvc::RetryBudgetOptions;
 
 /// What an attempt is, for the retry budget.
 enum class AttemptKind : unsigned char { first, retry };

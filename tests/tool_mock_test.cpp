@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.hpp"
+#include "support/raw_server.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_pki.hpp"
 
@@ -214,6 +215,7 @@ TEST_CASE("tool mock refuses a bad fixture file or half a TLS pair with one line
       {{"mock", "--tls-cert", "only.pem"}, 2, "go together"},
       {{"mock", "--tls-cert", "no.pem", "--tls-key", "no.key"}, 3, "cannot read no.pem"},
       {{"mock", "--latency", "-5"}, 2, "--latency"},
+      {{"mock", "--port", "70000"}, 2, "--port"},
       {{"--mock", "mock"}, 2, "does not go"},
   };
   for (const auto& c : cases) {
@@ -224,4 +226,20 @@ TEST_CASE("tool mock refuses a bad fixture file or half a TLS pair with one line
     CHECK_THAT(r.err, Catch::Contains(c.message));
     CHECK(r.err.find('\n') == r.err.size() - 1);
   }
+}
+
+TEST_CASE("tool mock --port listens on the port given, or says it is in use", "[tool][mock]") {
+  const int port = studentsvc::test::closed_loopback_port();
+  MockProcess mock({"--port", std::to_string(port)});
+  REQUIRE(mock.read_until("STUDENTSVC_ALLOW_INSECURE_LOOPBACK='1'\n"));
+  const Env env = mock.exports();
+  CHECK(env.at("STUDENTSVC_BASE_URL") == "http://127.0.0.1:" + std::to_string(port));
+  CHECK(tool({"get", "1234567"}, env).status == 0);
+
+  // The same port again, while the first mock holds it: one line, exit 3.
+  const auto busy = tool({"mock", "--port", std::to_string(port)}, {});
+  CHECK(busy.status == 3);
+  CHECK(busy.out.empty());
+  CHECK_THAT(busy.err, Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(port)));
+  CHECK(mock.stop(SIGTERM) == 0);
 }

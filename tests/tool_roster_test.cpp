@@ -283,7 +283,9 @@ TEST_CASE("tool get --fail-fast stops sending after a 401, without it every look
   const auto before_wrong = server.request_count();
   const auto refused = tool(concat(concat(wrong, {"get", "-q", "--concurrency", "4"}), perms));
   CHECK(refused.status == 6);
-  CHECK(server.request_count() - before_wrong == 16);
+  // The first 16 answers decide; the stream keeps 4 in flight, so up to 3 more went out meanwhile.
+  CHECK(server.request_count() - before_wrong >= 16);
+  CHECK(server.request_count() - before_wrong <= 16 + 3);
   CHECK_THAT(refused.err, Catch::Contains("the first 16 lookups all failed the same way, a configuration error"));
 
   // A batch whose configuration cannot work fails once, before anything is sent.
@@ -335,7 +337,9 @@ TEST_CASE("tool get with a wrong base URL path stops after the first chunk with 
 
   const auto r = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "4"}), perms));
   CHECK(r.status == 8);  // http_status: not 300 "not found" rows and exit 10
-  CHECK(server.request_count() == 16);  // the first chunk only
+  // The first 16 answers decide (up to 3 more were in flight then), not 300 lookups.
+  CHECK(server.request_count() >= 16);
+  CHECK(server.request_count() <= 16 + 3);
   CHECK_THAT(r.err, Catch::Contains("get: stopped: the first 16 lookups all failed the same way, a configuration error"));
   CHECK_THAT(r.err, Catch::Contains("check the base URL and its path prefix (base URL " + server.base_url() + "/wrong)"));
   CHECK_THAT(r.err, Catch::Contains("16 looked up, 0 found, 16 failed"));

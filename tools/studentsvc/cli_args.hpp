@@ -55,6 +55,7 @@ struct Args {
   std::optional<std::string> tls_key;
   std::optional<std::string> students_file;
   std::chrono::milliseconds latency{0};
+  int port = 0;  ///< mock --port; 0: a free port
 };
 
 namespace detail_args {
@@ -158,6 +159,7 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
   mock->add_option_function<std::string>("--tls-cert", [&a](const std::string& v) { a.tls_cert = v; });
   mock->add_option_function<std::string>("--tls-key", [&a](const std::string& v) { a.tls_key = v; });
   mock->add_option_function<std::string>("--students", [&a](const std::string& v) { a.students_file = v; });
+  mock->add_option("--port", a.port)->check(CLI::Range(1, 65535));
   mock->add_option_function<long long>("--latency", [&a](long long ms) { a.latency = std::chrono::milliseconds(ms); })
       ->check(CLI::Range(0LL, 60'000LL));
 

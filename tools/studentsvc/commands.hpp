@@ -24,8 +24,8 @@
 
 namespace studentsvc_cli {
 
-/// Lookups per get_students call: enough to keep every connection busy, few
-/// enough that results appear steadily and memory stays flat.
+/// The first lookups, a few per connection, that decide whether a batch that
+/// fails them all the same way has a configuration error.
 inline constexpr std::size_t chunk_per_connection = 4;
 
 /// The perms of `get`: its arguments, then those of --from. The error is one
@@ -57,9 +57,12 @@ inline constexpr std::size_t chunk_per_connection = 4;
 
 [[nodiscard]] inline int run_batch(const studentsvc::Client& client, const Args& a, const std::vector<std::string>& perms,
                                    Format format) {
-  studentsvc::BatchOptions batch;
-  batch.max_concurrency = a.concurrency;
-  if (a.jwt) batch.call.user_jwt = *a.jwt;
+  studentsvc::StreamOptions stream;
+  stream.max_concurrency = a.concurrency;
+  if (a.jwt) stream.call.user_jwt = *a.jwt;
+  // --fail-fast also stops the sending at once on 401, TLS or DNS errors (the
+  // library's fail-fast); without it the first chunk decides (below).
+  stream.fail_fast = a.fail_fast;
 
   ResultWriter writer(std::cout, format);
   ProgressBar progress(!a.quiet && ::isatty(STDERR_FILENO) == 1);
@@ -72,7 +75,7 @@ inline constexpr std::size_t chunk_per_connection = 4;
   bool first_chunk_all_config = true;
   bool output_failed = false;
   writer.begin();
-  look_up_in_chunks(client, perms, batch, chunk,
+  look_up_in_order(client, perms, stream,
                     [&](const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>& r) {
                       writer.result(shown_perm(perm, counts.done), r);
                       ++counts.done;

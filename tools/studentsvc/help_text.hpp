@@ -98,8 +98,8 @@ inline constexpr std::string_view get_help =
     "\n"
     "Looks up students by perm number (GET /students/v2/students/PERM) and prints\n"
     "the StudentExtended records. Extended-only fields are null unless the service\n"
-    "account is approved for them. Results are written as they complete, in input\n"
-    "order, a chunk of a few times --concurrency at a time.\n"
+    "account is approved for them. Results are written in input order as they\n"
+    "complete, --concurrency lookups in flight, with flat memory however long the list.\n"
     "\n"
     "Arguments:\n"
     "  PERM                   7-digit perm numbers\n"
@@ -125,8 +125,8 @@ inline constexpr std::string_view get_help =
     "place, as {\"perm\":..., \"error\":{\"kind\":..., \"status\":..., \"message\":...}} in\n"
     "json and ndjson, as a row with only perm and error filled in csv. A progress bar\n"
     "(done/total, rate, ETA, failures) goes to stderr only when stderr is a terminal;\n"
-    "a summary line follows the batch unless --quiet. When every lookup of the first\n"
-    "chunk fails with such an error, the configuration is wrong: the batch stops\n"
+    "a summary line follows the batch unless --quiet. When each of the first lookups\n"
+    "(4 x --concurrency) fails with such an error, the configuration is wrong: the batch stops\n"
     "there even without --fail-fast, with one line and that error's exit status.\n";
 
 inline constexpr std::string_view current_help =
@@ -170,7 +170,7 @@ inline constexpr std::string_view config_help =
     "(Client::create) and prints `ok`, or the one-line reason and exits 3.\n";
 
 inline constexpr std::string_view mock_help =
-    "Usage: studentsvc mock [--tls-cert FILE --tls-key FILE] [--students FILE.json] [--latency MS]\n"
+    "Usage: studentsvc mock [--port N] [--tls-cert FILE --tls-key FILE] [--students FILE.json] [--latency MS]\n"
     "\n"
     "Runs the bundled MockServer on 127.0.0.1 (a free port) until SIGINT or SIGTERM,\n"
     "so any program can be tested against it. Prints the `export STUDENTSVC_*=...`\n"
@@ -185,7 +185,8 @@ inline constexpr std::string_view mock_help =
     "                         {\"students\": [StudentExtended, ...],\n"
     "                          \"tokens\": {\"JWT\": \"PERM\", ...}}\n"
     "                         each student in the interface's own keys (perm, firstName, ...)\n"
-    "  --latency MS           wait this long before every answer (0-60000)\n";
+    "  --latency MS           wait this long before every answer (0-60000)\n"
+    "  --port N               listen on 127.0.0.1:N (default: a free port, printed)\n";
 
 /// The help of one command (`topic` "" for the overview).
 [[nodiscard]] inline std::string help_text(std::string_view topic) {

@@ -2,10 +2,15 @@
 // `studentsvc mock`: the bundled MockServer as a process, until SIGINT or SIGTERM,
 // with fixture students and tokens from a JSON file in the interface's own keys.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <climits>
+#include <cstdint>
 #include <expected>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +114,23 @@ struct MockFixtures {
   return out;
 }
 
+/// Whether 127.0.0.1:`port` is free to listen on. Asked with a socket of our
+/// own, without SO_REUSEPORT: cpp-httplib sets it on its listener, so a second
+/// mock would otherwise bind the same port and share its connections.
+[[nodiscard]] inline bool loopback_port_free(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return true;  // cannot tell: let the server try
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // a TIME_WAIT remnant is no obstacle
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool free = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return free;
+}
+
 [[nodiscard]] inline int run_mock(const Args& a) {
   if (a.tls_cert.has_value() != a.tls_key.has_value()) return usage_error("mock: --tls-cert and --tls-key go together");
   studentsvc::testing::MockServerOptions options;
@@ -122,6 +144,11 @@ struct MockFixtures {
     options.jwts = std::move(fixtures->jwts);
   }
   options.latency = a.latency;
+  options.port = a.port;
+  if (a.port > 0 && !loopback_port_free(a.port)) {
+    error_line("mock: cannot listen on 127.0.0.1:" + std::to_string(a.port) + " (in use); leave out --port for a free one");
+    return exit_status(studentsvc::ErrorKind::invalid_argument);
+  }
   std::optional<std::string> ca_bundle;
   if (a.tls_cert) {
     for (const auto& file : {*a.tls_cert, *a.tls_key}) {
@@ -150,6 +177,10 @@ struct MockFixtures {
     server.emplace(std::move(options));
   }
   if (!server->running()) {
+    if (a.port > 0) {
+      error_line("mock: cannot listen on 127.0.0.1:" + std::to_string(a.port) + " (in use?); leave out --port for a free one");
+      return exit_status(studentsvc::ErrorKind::invalid_argument);
+    }
     error_line("mock: the mock server did not start");
     return exit_internal;
   }

@@ -1,12 +1,16 @@
 #pragma once
-// Roster lookups for `studentsvc get`: many perms, results handed on in input
-// order as each chunk completes, so output streams and memory stays flat.
+// Roster lookups for `studentsvc get`: many perms on the library's streamed
+// batch, results handed on in input order as they come, so output streams and
+// memory stays flat.
 
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <studentsvc/studentsvc.hpp>
@@ -32,24 +36,40 @@ namespace studentsvc_cli {
 /// Called with each perm and its result, in input order; return false to stop sending.
 using ResultSink = std::function<bool(const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>&)>;
 
-/// Looks up `perms` through Client::get_students in chunks of `chunk` (a few
-/// times the concurrency), handing each result to `sink` as its chunk completes.
-/// Returns how many perms were looked up (fewer when `sink` said stop).
-/// The one place the library's streaming batch API (issue 10) will replace.
-inline std::size_t look_up_in_chunks(const studentsvc::Client& client, std::span<const std::string> perms,
-                                     const studentsvc::BatchOptions& batch, std::size_t chunk,
-                                     const ResultSink& sink) {
-  chunk = std::max<std::size_t>(chunk, 1);
-  std::size_t done = 0;
-  while (done < perms.size()) {
-    const auto part = perms.subspan(done, std::min(chunk, perms.size() - done));
-    const auto results = client.get_students(part, batch);
-    for (std::size_t i = 0; i < part.size(); ++i) {
-      ++done;
-      if (!sink(part[i], results[i])) return done;
-    }
-  }
-  return done;
+/// Looks up `perms` through Client::for_each_student (the library's streamed
+/// batch: at most `options.max_concurrency` in flight) and hands each result
+/// to `sink` in input order, as soon as it and every earlier one are in; only
+/// results that came back ahead of a slower earlier lookup wait. Returns how
+/// many results went to `sink`: fewer when it said stop, which also cancels
+/// the lookups in flight and sends no more.
+inline std::size_t look_up_in_order(const studentsvc::Client& client, std::span<const std::string> perms,
+                                    studentsvc::StreamOptions options, const ResultSink& sink) {
+  std::map<std::size_t, studentsvc::Result<studentsvc::StudentExtended>> ahead;  // in, but not yet in order
+  std::size_t next = 0;
+  bool stopped = false;
+#if STUDENTSVC_HAS_STOP_TOKEN
+  std::stop_source stop;
+  options.stop = stop.get_token();
+#endif
+  client.for_each_student(
+      perms,
+      [&](std::size_t index, std::string_view, studentsvc::Result<studentsvc::StudentExtended> result) {
+        if (stopped) return;
+        ahead.emplace(index, std::move(result));
+        while (!ahead.empty() && ahead.begin()->first == next) {
+          const auto node = ahead.extract(ahead.begin());
+          ++next;
+          if (!sink(perms[node.key()], node.mapped())) {
+            stopped = true;
+#if STUDENTSVC_HAS_STOP_TOKEN
+            stop.request_stop();
+#endif
+            return;
+          }
+        }
+      },
+      options);
+  return next;
 }
 
 }  // namespace studentsvc_cli

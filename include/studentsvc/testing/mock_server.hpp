@@ -145,6 +145,9 @@ struct MockServerOptions {
   /// The default echoes method, sub-path, query, content type and body as JSON;
   /// set this to model the real endpoint's methods and validation.
   std::function<void(const httplib::Request&, httplib::Response&)> conversation;
+  /// The port to listen on (127.0.0.1); 0, the default: a free one. Read once
+  /// by the constructor; a port in use leaves the server not running().
+  int port = 0;
   /// Added before every answer, intercepted ones included (to model a slow service).
   std::chrono::milliseconds latency{0};
   /// How long an idle keep-alive connection stays open (whole seconds, at least 1;
@@ -192,7 +195,11 @@ class MockServer {
     const auto keep_alive = std::max<std::chrono::seconds::rep>(1, options_.keep_alive_timeout.count());
     server_->set_keep_alive_timeout(static_cast<time_t>(keep_alive));
     install_routes();
-    port_ = server_->bind_to_any_port("127.0.0.1");
+    if (options_.port > 0 && options_.port <= 65535) {
+      port_ = server_->bind_to_port("127.0.0.1", options_.port) ? options_.port : 0;
+    } else if (options_.port == 0) {
+      port_ = server_->bind_to_any_port("127.0.0.1");
+    }
     if (port_ > 0) {
       thread_ = std::thread([this] { server_->listen_after_bind(); });
       // cpp-httplib 0.11 has no wait_until_ready(); poll is_running() briefly.

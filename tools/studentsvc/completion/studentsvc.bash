@@ -10,7 +10,7 @@ _studentsvc() {
     -o|--output|--format) COMPREPLY=($(compgen -W "json ndjson csv table" -- "$cur")); return ;;
     --from|--ca-bundle|--students|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --base-url|--api-key|--svc-api-key|--network-id|--password|--api-version|--proxy|--timeout|--retries|\
-    --jwt|--column|--concurrency|--method|--data|--content-type|--query|--latency) return ;;
+    --jwt|--column|--concurrency|--method|--data|--content-type|--query|--latency|--port) return ;;
   esac
   local command="" w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
@@ -21,7 +21,7 @@ _studentsvc() {
     get) own="--from --column --concurrency --fail-fast -q --quiet --jwt" ;;
     current) own="--jwt" ;;
     conversation) own="--method --data --content-type --query --idempotent" ;;
-    mock) own="--tls-cert --tls-key --students --latency" ;;
+    mock) own="--port --tls-cert --tls-key --students --latency" ;;
     help) COMPREPLY=($(compgen -W "get current conversation config mock" -- "$cur")); return ;;
     "") if [[ "$cur" != -* ]]; then COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; fi ;;
   esac

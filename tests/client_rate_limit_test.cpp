@@ -1,0 +1,159 @@
+// The client-wide rate limit, retry budget and Retry-After pause
+// (ClientOptions::rate_limit and retry_budget) end to end: the real
+// CurlTransport against a MockServer that records when each request arrived.
+// Lower bounds on spacing only; upper bounds are generous (a loaded machine).
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <future>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <studentsvc/studentsvc.hpp>
+#include <studentsvc/testing/mock_server.hpp>
+
+#include "support/fast_retry.hpp"
+#include "support/scripted_server.hpp"
+
+using namespace std::chrono_literals;
+using studentsvc::Client;
+using studentsvc::ErrorKind;
+using studentsvc::test::Script;
+using studentsvc::test::ScriptedServer;
+
+namespace {
+
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Arrival k (0-based) may come no earlier than (k - burst + 1) intervals after
+// the first: a token bucket of `rate` per second and `burst`. 15 ms of slack
+// for the server's own timestamping.
+void check_never_faster(const std::vector<std::chrono::steady_clock::time_point>& arrivals, double rate, int burst) {
+  REQUIRE_FALSE(arrivals.empty());
+  for (std::size_t k = 0; k < arrivals.size(); ++k) {
+    const double earliest = std::max(0.0, (static_cast<double>(k) - burst + 1) / rate) - 0.015;
+    INFO("arrival " << k);
+    CHECK(seconds_between(arrivals.front(), arrivals[k]) >= earliest);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a rate limit spaces a batch's requests, however many are in flight", "[rate_limit][e2e]") {
+  ScriptedServer server(Script{});
+  auto options = server.options();
+  options.rate_limit.requests_per_second = 40;
+  options.rate_limit.burst = 3;
+  const Client client(options);
+  const std::vector<std::string> perms(24, "1234567");
+  studentsvc::BatchOptions batch;
+  batch.max_concurrency = 8;
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = client.get_students(perms, batch);
+  for (const auto& r : results) REQUIRE(r.has_value());
+  const auto arrivals = server.arrivals();
+  REQUIRE(arrivals.size() == perms.size());
+  check_never_faster(arrivals, 40, 3);
+  // (24 - 3) / 40 s at least; far less than sequential-at-a-crawl.
+  CHECK(seconds_between(start, std::chrono::steady_clock::now()) >= 0.5);
+  CHECK(seconds_between(start, std::chrono::steady_clock::now()) < 10.0);
+}
+
+TEST_CASE("one rate limit is shared by the client's threads, copies, async calls and batches", "[rate_limit][e2e]") {
+  ScriptedServer server(Script{});
+  auto options = server.options();
+  options.rate_limit.requests_per_second = 50;
+  options.rate_limit.burst = 2;
+  const Client client(options);
+  const Client copy = client;  // shares the limit
+  std::vector<std::future<studentsvc::Result<studentsvc::StudentExtended>>> pending;
+  for (int i = 0; i < 10; ++i) pending.push_back(client.get_student_async("1234567"));
+  std::thread blocking([&] {
+    for (int i = 0; i < 10; ++i) REQUIRE(copy.get_student("2345678").has_value());
+  });
+  const std::vector<std::string> perms(10, "3456789");
+  for (const auto& r : copy.get_students(perms)) REQUIRE(r.has_value());
+  blocking.join();
+  for (auto& f : pending) REQUIRE(f.get().has_value());
+  const auto arrivals = server.arrivals();
+  REQUIRE(arrivals.size() == 30);
+  check_never_faster(arrivals, 50, 2);
+}
+
+TEST_CASE("a 429 with Retry-After pauses the whole client, not one lookup", "[rate_limit][e2e]") {
+  Script script;
+  script.failures = 1;
+  script.status = 429;
+  script.retry_after = [] { return std::string("1"); };
+  ScriptedServer server(script);
+  // A generous limit: only the pause should hold anyone back.
+  auto options = server.options(studentsvc::test::fast_retry(3, 5s));
+  options.rate_limit.requests_per_second = 1000;
+  options.rate_limit.burst = 100;
+  const Client client(options);
+  auto first = client.get_student_async("1234567");  // answered 429, Retry-After: 1
+  while (server.arrivals().empty()) std::this_thread::sleep_for(2ms);
+  std::this_thread::sleep_for(100ms);  // the 429 is in: the client is paused
+  const auto second = client.get_student("2345678");
+  REQUIRE(second.has_value());
+  REQUIRE(first.get().has_value());
+  const auto arrivals = server.arrivals();
+  REQUIRE(arrivals.size() == 3);
+  // Both later requests (the retry and the other call) wait out the second.
+  CHECK(seconds_between(arrivals[0], arrivals[1]) >= 0.95);
+  CHECK(seconds_between(arrivals[0], arrivals[2]) >= 0.95);
+}
+
+TEST_CASE("a spent retry budget ends a call with its last outcome, unretried", "[rate_limit][e2e]") {
+  Script script;
+  script.failures = 1000;
+  script.status = 503;
+  ScriptedServer server(script);
+  auto options = server.options(studentsvc::test::fast_retry(4));
+  studentsvc::RetryBudgetOptions budget;
+  budget.ratio = 0;
+  budget.min_retries = 2;  // two retries in the window, then none
+  options.retry_budget = budget;
+  const Client client(options);
+  const auto a = client.get_student("1234567");  // 1 + 2 retries: the budget is spent
+  REQUIRE_FALSE(a.has_value());
+  CHECK(a.error().status == 503);
+  const auto b = client.get_student("1234567");  // first attempt only
+  REQUIRE_FALSE(b.has_value());
+  CHECK(b.error().attempts == 1);
+  const auto c = client.get_student_async("1234567").get();  // the async path shares the budget
+  REQUIRE_FALSE(c.has_value());
+  CHECK(c.error().attempts == 1);
+  CHECK(server.arrivals().size() == 5);
+}
+
+TEST_CASE("rate limit and retry budget settings are checked when the client is built", "[rate_limit]") {
+  studentsvc::ClientOptions base;
+  base.base_url = "https://registrar.example.edu";
+  base.auth.api_key = "k";
+  const auto refused = [&](auto&& change, std::string_view field) {
+    auto options = base;
+    change(options);
+    const auto client = Client::create(options);
+    REQUIRE_FALSE(client.has_value());
+    CHECK(client.error().kind == ErrorKind::invalid_argument);
+    CHECK(client.error().message.find(field) != std::string::npos);
+  };
+  refused([](auto& o) { o.rate_limit.requests_per_second = -1; }, "rate_limit.requests_per_second");
+  refused([](auto& o) { o.rate_limit.requests_per_second = std::numeric_limits<double>::quiet_NaN(); },
+          "rate_limit.requests_per_second");
+  refused([](auto& o) { o.rate_limit.requests_per_second = 5, o.rate_limit.burst = 0; }, "rate_limit.burst");
+  refused([](auto& o) { o.retry_budget = studentsvc::RetryBudgetOptions{-0.5, 10, 10s}; }, "retry_budget.ratio");
+  refused([](auto& o) { o.retry_budget = studentsvc::RetryBudgetOptions{0.2, -1, 10s}; }, "retry_budget.min_retries");
+  refused([](auto& o) { o.retry_budget = studentsvc::RetryBudgetOptions{0.2, 10, 1ms}; }, "retry_budget.window");
+  auto fine = base;
+  fine.rate_limit.requests_per_second = 0;  // off
+  CHECK(Client::create(fine).has_value());
+}

@@ -594,29 +594,6 @@ TEST_CASE("a failed transfer retried after a backoff timer, all on the event thr
   CHECK(server.connections() == 2);
 }
 
-TEST_CASE("transport_failure_of: libcurl's codes name the failed step", "[event_loop][transport_failure]") {
-  using studentsvc::TransportFailure;
-  using studentsvc::detail::transport_failure_of;
-  CHECK(transport_failure_of(CURLE_COULDNT_RESOLVE_HOST) == TransportFailure::name_resolution);
-  CHECK(transport_failure_of(CURLE_COULDNT_RESOLVE_PROXY) == TransportFailure::name_resolution);
-  CHECK(transport_failure_of(CURLE_COULDNT_CONNECT) == TransportFailure::connect);
-  CHECK(transport_failure_of(CURLE_SSL_CONNECT_ERROR) == TransportFailure::tls_handshake);
-  CHECK(transport_failure_of(CURLE_PEER_FAILED_VERIFICATION) == TransportFailure::tls_certificate);
-  CHECK(transport_failure_of(CURLE_SSL_CACERT_BADFILE) == TransportFailure::tls_certificate);
-  CHECK(transport_failure_of(CURLE_SSL_CERTPROBLEM) == TransportFailure::tls_certificate);
-  CHECK(transport_failure_of(CURLE_OPERATION_TIMEDOUT) == TransportFailure::timeout);
-  CHECK(transport_failure_of(CURLE_GOT_NOTHING) == TransportFailure::connection_lost);
-  CHECK(transport_failure_of(CURLE_PARTIAL_FILE) == TransportFailure::connection_lost);
-  CHECK(transport_failure_of(CURLE_RECV_ERROR) == TransportFailure::connection_lost);
-  CHECK(transport_failure_of(CURLE_SEND_ERROR) == TransportFailure::connection_lost);
-  CHECK(transport_failure_of(CURLE_PROXY) == TransportFailure::proxy);
-  CHECK(transport_failure_of(CURLE_RECV_ERROR, 403) == TransportFailure::proxy);  // CONNECT refused
-  CHECK(transport_failure_of(CURLE_FILESIZE_EXCEEDED) == TransportFailure::body_too_large);
-  CHECK(transport_failure_of(CURLE_OK) == TransportFailure::unspecified);
-  CHECK(transport_failure_of(CURLE_WRITE_ERROR) == TransportFailure::unspecified);
-  CHECK(transport_failure_of(CURLE_ABORTED_BY_CALLBACK) == TransportFailure::unspecified);
-  static_assert(transport_failure_of(CURLE_COULDNT_RESOLVE_HOST) == TransportFailure::name_resolution);
-}
 
 TEST_CASE("bench: 10,000 transfers at 10 ms server latency, 64 in flight, one event thread",
           "[.][bench][event_loop]") {

@@ -43,7 +43,7 @@ enum class TransportFailure : unsigned char {
   timeout,          ///< The connect or whole-request timeout passed.
   connection_lost,  ///< Reset, closed mid-body, or no response at all.
   proxy,            ///< The proxy refused the tunnel or failed.
-  body_too_large,   ///< The response body exceeded the configured cap.
+  body_too_large,   ///< The response body, or its headers and trailers, exceeded the configured cap.
 };
 
 /// @brief The stable lower-case name of a kind ("not_found", ...).

@@ -44,6 +44,41 @@ namespace studentsvc::detail {
   return elsewhere;
 }
 
+/// Which step failed, for ApiError::transport_failure, from libcurl's code and
+/// CURLINFO_HTTP_CONNECTCODE (`connect_status`: a proxy's answer to CONNECT,
+/// 0 when none came). A body cut at the size cap by the write callback (not by
+/// CURLOPT_MAXFILESIZE) is CURLE_WRITE_ERROR here: the caller knows and says
+/// `body_too_large` itself.
+[[nodiscard]] constexpr TransportFailure transport_failure_of(CURLcode code, long connect_status = 0) noexcept {
+  if (connect_status >= 300) return TransportFailure::proxy;
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: return TransportFailure::name_resolution;
+    case CURLE_COULDNT_CONNECT: return TransportFailure::connect;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_USE_SSL_FAILED: return TransportFailure::tls_handshake;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS: return TransportFailure::tls_certificate;
+    case CURLE_OPERATION_TIMEDOUT: return TransportFailure::timeout;
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR: return TransportFailure::connection_lost;
+    case CURLE_PROXY: return TransportFailure::proxy;
+    case CURLE_FILESIZE_EXCEEDED: return TransportFailure::body_too_large;
+    default: return TransportFailure::unspecified;
+  }
+}
+
 /// The ApiError of a failed transfer: kind transport and libcurl's reason,
 /// with the cause named first for the cases callers act on. With the handle,
 /// a failure at a proxy says so. libcurl's text may echo a proxy URL, so its
@@ -56,11 +91,13 @@ namespace studentsvc::detail {
       strip_url_userinfo(ex.error[0] != '\0' ? std::string_view(ex.error.data()) : curl_easy_strerror(code));
   long connect_status = 0;  // the proxy's answer to CONNECT, 0 when none came
   if (h != nullptr) curl_easy_getinfo(h, CURLINFO_HTTP_CONNECTCODE, &connect_status);
+  e.transport_failure = transport_failure_of(code, connect_status);
   if (connect_status >= 300 || (code == CURLE_RECV_ERROR && reason.find("CONNECT") != std::string::npos)) {
     // "CONNECT tunnel failed, response 403", "Proxy CONNECT aborted"
     e.message = connect_status >= 300
                     ? "proxy refused the tunnel (status " + std::to_string(connect_status) + "): " + reason
                     : "proxy failed during the tunnel setup: " + reason;
+    e.transport_failure = TransportFailure::proxy;
     e.retryable = connect_status == 0 || connect_status >= 500 || connect_status == 408 || connect_status == 429;
     return e;
   }
@@ -92,9 +129,12 @@ namespace studentsvc::detail {
     case CURLE_PROXY: e.message = "proxy failed: " + reason; break;  // SOCKS handshake errors
     case CURLE_COULDNT_CONNECT:
       // Also a proxy URL with a scheme libcurl does not know ("Unsupported proxy scheme").
-      e.message = (h != nullptr && curl_connect_failed_elsewhere(h, reason)) || reason.find("proxy") != std::string::npos
-                      ? "could not connect to the proxy: " + reason
-                      : "connect failed: " + reason;
+      if ((h != nullptr && curl_connect_failed_elsewhere(h, reason)) || reason.find("proxy") != std::string::npos) {
+        e.message = "could not connect to the proxy: " + reason;
+        e.transport_failure = TransportFailure::proxy;
+      } else {
+        e.message = "connect failed: " + reason;
+      }
       break;
     case CURLE_GOT_NOTHING: e.message = "connection closed with no response: " + reason; break;
     case CURLE_PARTIAL_FILE: e.message = "connection closed mid-body: " + reason; break;
@@ -115,6 +155,7 @@ namespace studentsvc::detail {
   if (ex.body_too_large) {
     e.message = "response body exceeds the " + std::to_string(ex.max_body) + "-byte limit";
     e.retryable = false;
+    e.transport_failure = TransportFailure::body_too_large;
   }
   return e;
 }
@@ -130,9 +171,12 @@ namespace studentsvc::detail {
                      ? curl_error(code, ex, h)
                      : make_error(ErrorKind::transport, "connection closed before the response headers were complete")
                            .error();
+    if (code == CURLE_OK) e.transport_failure = TransportFailure::connection_lost;
     if (ex.headers_too_large) {
+      // An answer over a cap, like a body too large: the server's doing, the same again next time.
       e.message = "response headers exceed the " + std::to_string(ex.max_header) + "-byte limit";
       e.retryable = false;
+      e.transport_failure = TransportFailure::body_too_large;
     } else if (code == CURLE_OUT_OF_MEMORY && !ex.headers_complete) {
       // libcurl buffers one header line up to CURL_MAX_HTTP_HEADER, then fails "out of memory".
       e.message = "a response header line exceeds libcurl's " + std::to_string(CURL_MAX_HTTP_HEADER) + "-byte limit";
@@ -143,7 +187,10 @@ namespace studentsvc::detail {
       e.message = "a response trailer line exceeds libcurl's limit";
       e.retryable = false;
     }
-    if (ex.replay_refused) e.message = "connection lost before a response; not sent again";
+    if (ex.replay_refused) {
+      e.message = "connection lost before a response; not sent again";
+      e.transport_failure = TransportFailure::connection_lost;
+    }
     if (!ex.idempotent && ex.sends > 0) {  // it went out: another attempt could do it twice
       e.message += " (the request may or may not have been processed)";
       e.retryable = false;

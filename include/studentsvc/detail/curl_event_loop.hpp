@@ -51,41 +51,6 @@ struct TransferOutcome {
   bool cancelled = false;
 };
 
-/// Which step failed, for ApiError::transport_failure, from libcurl's code and
-/// CURLINFO_HTTP_CONNECTCODE (`connect_status`: a proxy's answer to CONNECT,
-/// 0 when none came). A body cut at the size cap by the write callback (not by
-/// CURLOPT_MAXFILESIZE) is CURLE_WRITE_ERROR here: the caller knows and says
-/// `body_too_large` itself.
-[[nodiscard]] constexpr TransportFailure transport_failure_of(CURLcode code, long connect_status = 0) noexcept {
-  if (connect_status >= 300) return TransportFailure::proxy;
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY: return TransportFailure::name_resolution;
-    case CURLE_COULDNT_CONNECT: return TransportFailure::connect;
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-    case CURLE_SSL_ENGINE_INITFAILED:
-    case CURLE_USE_SSL_FAILED: return TransportFailure::tls_handshake;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CRL_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_INVALIDCERTSTATUS: return TransportFailure::tls_certificate;
-    case CURLE_OPERATION_TIMEDOUT: return TransportFailure::timeout;
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR: return TransportFailure::connection_lost;
-    case CURLE_PROXY: return TransportFailure::proxy;
-    case CURLE_FILESIZE_EXCEEDED: return TransportFailure::body_too_large;
-    default: return TransportFailure::unspecified;
-  }
-}
-
 /// A move-only `void(TransferOutcome)` callable (std::move_only_function is not
 /// in every standard library the SDK builds with), so a completion may own a
 /// std::promise or a unique_ptr.

@@ -307,6 +307,14 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
       }
       for (auto& [due, timer] : timers_) complete(std::move(timer), TransferOutcome{CURLE_ABORTED_BY_CALLBACK, true});
       timers_.clear();
+      // The multi handle's cached connections close now, while the owner's
+      // socket callbacks can still run; the loop then sees no multi handle and ends.
+      CURLM* multi = nullptr;
+      {
+        const std::lock_guard lock(mutex_);
+        multi = std::exchange(multi_, nullptr);
+      }
+      curl_multi_cleanup(multi);
       thread_.detach();
       return;
     }

@@ -113,7 +113,9 @@ TEST_CASE("hooks: transport failures, the other calls' templates, and a custom r
   s.fake->respond(200, "{}");
   s.fake->respond(201, "{}");
   const studentsvc::Client client(s.options);
-  CHECK_FALSE(client.current_student("JWT-canary-hooks"));
+  const auto current = client.current_student("JWT-canary-hooks");
+  REQUIRE_FALSE(current);
+  CHECK(current.error().request_id == "t-9");  // the client's header list, not the default one
   CHECK(client.conversation());
   studentsvc::ConversationRequest sub;
   sub.sub_path = "threads/8675309";
@@ -131,6 +133,35 @@ TEST_CASE("hooks: transport failures, the other calls' templates, and a custom r
   CHECK(e[6].path_template == "/conversation/{sub_path}");
   CHECK(e[6].method == "POST");
   CHECK(e[6].operation == "conversation");
+}
+
+TEST_CASE("ApiError::request_id comes from the client's request_id_headers on every path", "[instrumentation]") {
+  Setup s;
+  s.options.request_id_headers = {"x-trace"};
+  s.options.retry = studentsvc::RetryPolicy::none();
+  const Headers ids{{"x-trace", "t-1"}, {"x-request-id", "default-list-would-take-this"}};
+  s.fake->respond(500, "", ids);                                // blocking call
+  s.fake->respond(500, "", ids);                                // async call
+  s.fake->respond(500, "", ids);                                // batch lookup
+  s.fake->respond(200, R"({"perm":"7654321"})", ids);           // the wrong student: a decode error
+  s.fake->respond(502, "", Headers{{"x-request-id", "other"}});  // none of the client's headers
+  const studentsvc::Client client(s.options);
+  const auto blocking = client.get_student("1234567");
+  REQUIRE_FALSE(blocking);
+  CHECK(blocking.error().request_id == "t-1");
+  const auto async = client.get_student_async("1234567").get();
+  REQUIRE_FALSE(async);
+  CHECK(async.error().request_id == "t-1");
+  const auto batch = client.get_students(std::vector<std::string>{"1234567"});
+  REQUIRE_FALSE(batch[0]);
+  CHECK(batch[0].error().request_id == "t-1");
+  const auto wrong = client.get_student("1234567");
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().kind == ErrorKind::decode);
+  CHECK(wrong.error().request_id == "t-1");  // a 2xx that fails to decode: its id still helps support
+  const auto none = client.get_student("1234567");
+  REQUIRE_FALSE(none);
+  CHECK(none.error().request_id.empty());
 }
 
 TEST_CASE("hooks: every lookup of a batch, retried ones included", "[instrumentation]") {

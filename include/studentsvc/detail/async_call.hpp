@@ -311,9 +311,11 @@ class AsyncCall : public std::enable_shared_from_this<AsyncCall<T>> {
       scrub(line, secrets_);
       logger().log(LogLevel::debug, line);
     }
+    std::string request_id = request_id_of(outcome, context_.options->request_id_headers);
     auto result = map_(std::move(outcome));
     if (!result) {
       result.error().attempts = attempts;
+      result.error().request_id = std::move(request_id);
       scrub(result.error(), secrets_);
     }
     finish(std::move(result), true);

@@ -51,6 +51,15 @@ template <class Names>
   return {};
 }
 
+/// The request id a Client puts in a failed call's ApiError: from the last
+/// answer, looked up in the client's ClientOptions::request_id_headers (empty
+/// when no answer came). Taken before the outcome is mapped (and moved from).
+[[nodiscard]] inline std::string request_id_of(const Result<HttpResponse>& outcome,
+                                               const std::vector<std::string>& names) {
+  if (!outcome) return {};
+  return std::string(find_request_id(outcome->headers, names));
+}
+
 /// What stays the same across the attempts of one request. `sink` null: no hooks.
 struct AttemptContext {
   Instrumentation* sink = nullptr;

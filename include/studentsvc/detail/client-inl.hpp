@@ -195,9 +195,11 @@ template <class Build, class Map>
     scrub(line, secrets);
     logger.log(LogLevel::debug, line);
   }
+  std::string request_id = request_id_of(outcome, state.options.request_id_headers);
   auto result = map(std::move(outcome));
   if (!result) {
     result.error().attempts = attempts;
+    result.error().request_id = std::move(request_id);
     // Built only on failure: a successful call carries no text from the server to scrub.
     scrub(result.error(), secrets);
   }

@@ -15,9 +15,9 @@
 namespace {
 
 /// What a secret manager does: write the new file, then rename it over the old one.
-void write_secret(const std::filesystem::path& file, const std::string& value) {
+void write_secret(const std::filesystem::path& file, const studentsvc::Secret& value) {
   const auto next = file.string() + ".new";
-  std::ofstream(next) << value << '\n';
+  std::ofstream(next) << value.reveal() << '\n';
   std::filesystem::rename(next, file);
 }
 

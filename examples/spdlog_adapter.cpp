@@ -67,7 +67,7 @@ int main() {
   const bool ok = text.find("info op=get_student GET /students/v2/students/{perm} attempt=1 status=200") !=
                       std::string::npos &&
                   text.find("debug get_student: status 200") != std::string::npos &&
-                  text.find("1234567") == std::string::npos && text.find(options.auth.api_key) == std::string::npos;
+                  text.find("1234567") == std::string::npos && text.find(options.auth.api_key.reveal()) == std::string::npos;
   std::cout << (ok ? "spdlog example: ok\n" : "spdlog example: FAILED\n");
   return ok ? 0 : 1;
 }

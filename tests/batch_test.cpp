@@ -292,10 +292,10 @@ TEST_CASE("CurlTransport::send_all keeps input order when some transfers fail") 
   auto request_for = [&](const std::string& base, const std::string& perm) {
     HttpRequest r;
     r.url = base + "/students/v2/students/" + perm;
-    r.headers.set("x-api-key", good.auth.api_key);
+    r.headers.set("x-api-key", std::string(good.auth.api_key.reveal()));
     r.headers.set("svc-api-key", good.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom
-                                     ? good.auth.svc_api_key
-                                     : good.auth.api_key);
+                                     ? std::string(good.auth.svc_api_key.reveal())
+                                     : std::string(good.auth.api_key.reveal()));
     r.headers.set("Authorization", studentsvc::basic_authorization_value(*good.auth.basic));
     r.timeout = std::chrono::milliseconds{5000};
     return r;

@@ -53,10 +53,10 @@ Run tool(const Args& args, const Env& env = {}) { return run(cli, args, env); }
 /// Options that point the tool at `server` (plain HTTP on loopback) with its default credentials.
 Args flags_for(const MockServer& server) {
   const auto o = server.client_options();
-  Args a{"--base-url", server.base_url(), "--insecure-loopback", "--api-key", o.auth.api_key,
+  Args a{"--base-url", server.base_url(), "--insecure-loopback", "--api-key", std::string(o.auth.api_key.reveal()),
          "--network-id", "svc-registrar-app", "--password", "mock-password", "--retries", "0"};
   if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) {
-    a.insert(a.end(), {"--svc-api-key", o.auth.svc_api_key});  // the mock's own svc-api-key
+    a.insert(a.end(), {"--svc-api-key", std::string(o.auth.svc_api_key.reveal())});  // the mock's own svc-api-key
   }
   return a;
 }

@@ -257,7 +257,7 @@ TEST_CASE("nothing is sent on bad input", "[client]") {
     }
   }
   SECTION("missing API key") {
-    s.options.auth.api_key.clear();
+    s.options.auth.api_key = studentsvc::Secret{};
     auto r = s.client().get_student(perm);
     REQUIRE_FALSE(r);
     check_invalid_and_unsent(r.error(), *s.fake);

@@ -52,7 +52,7 @@ TEST_CASE("credentials rotated on disk under 8 threads: no call fails once a rot
   files.api_key_file = dir.write("api-key", api_key_of(0) + "\n");
   files.svc_api_key_file = dir.write("svc-api-key", svc_key_of(0) + "\n");
   files.network_id = account->network_id;
-  files.password_file = dir.write("password", account->password + "\n");
+  files.password_file = dir.write("password", std::string(account->password.reveal()) + "\n");
   auto provider = studentsvc::FileCredentialProvider::create(files);
   REQUIRE(provider);
 

@@ -190,10 +190,10 @@ class RecordingProxy {
 
 /// The credentials MockServer::client_options() carries, as they would appear on the wire.
 std::vector<std::string> service_secrets(const studentsvc::ClientOptions& o) {
-  std::vector<std::string> out{o.auth.api_key, "x-api-key", "svc-api-key", "authorization"};
-  if (!o.auth.svc_api_key.empty()) out.push_back(o.auth.svc_api_key);
+  std::vector<std::string> out{std::string(o.auth.api_key.reveal()), "x-api-key", "svc-api-key", "authorization"};
+  if (!o.auth.svc_api_key.empty()) out.push_back(std::string(o.auth.svc_api_key.reveal()));
   if (o.auth.basic) {
-    out.push_back(o.auth.basic->password);
+    out.push_back(std::string(o.auth.basic->password.reveal()));
     out.push_back(studentsvc::basic_authorization_value(*o.auth.basic));
     const std::string value = studentsvc::basic_authorization_value(*o.auth.basic);
     out.push_back(value.substr(value.find(' ') + 1));  // the base64 credential alone
@@ -500,7 +500,7 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
     studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{options.ca_bundle, options.proxy, false});
     studentsvc::HttpRequest request;
     request.url = target.base_url() + "/students/v2/students/1234567";
-    request.headers.set("x-api-key", options.auth.api_key);
+    request.headers.set("x-api-key", std::string(options.auth.api_key.reveal()));
     sent = transport.send(request);
     REQUIRE_FALSE(sent);
   }

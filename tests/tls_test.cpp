@@ -161,10 +161,10 @@ TEST_CASE("STUDENTSVC_CA_BUNDLE supplies the CA bundle", "[tls]") {
   MockServer server({}, pki.server_cert.string(), pki.server_key.string());
   const auto base = server.client_options();
   ::setenv("STUDENTSVC_BASE_URL", base.base_url.c_str(), 1);
-  ::setenv("STUDENTSVC_API_KEY", base.auth.api_key.c_str(), 1);
-  ::setenv("STUDENTSVC_SVC_API_KEY", base.auth.svc_api_key.c_str(), 1);  // the mock's differs from the API key
+  ::setenv("STUDENTSVC_API_KEY", std::string(base.auth.api_key.reveal()).c_str(), 1);
+  ::setenv("STUDENTSVC_SVC_API_KEY", std::string(base.auth.svc_api_key.reveal()).c_str(), 1);  // the mock's differs from the API key
   ::setenv("STUDENTSVC_NETWORK_ID", base.auth.basic->network_id.c_str(), 1);
-  ::setenv("STUDENTSVC_PASSWORD", base.auth.basic->password.c_str(), 1);
+  ::setenv("STUDENTSVC_PASSWORD", std::string(base.auth.basic->password.reveal()).c_str(), 1);
   ::setenv("STUDENTSVC_CA_BUNDLE", pki.ca_cert.c_str(), 1);
   auto options = studentsvc::ClientOptions::from_env();
   REQUIRE(options);

@@ -32,9 +32,9 @@ studentsvc::test::ProcessResult tool(const Args& args, const Env& env) {
 /// A config file with profile "dev" pointing at `server`, its secrets in 0600 files.
 std::string write_config(const studentsvc_test::TempDir& dir, const MockServer& server, const std::string& extra = "") {
   const auto o = server.client_options();
-  dir.write("api.key", o.auth.api_key + "\n");
-  dir.write("svc.key", o.auth.svc_api_key);
-  dir.write("password", o.auth.basic->password + "\n");
+  dir.write("api.key", std::string(o.auth.api_key.reveal()) + "\n");
+  dir.write("svc.key", std::string(o.auth.svc_api_key.reveal()));
+  dir.write("password", std::string(o.auth.basic->password.reveal()) + "\n");
   const std::string config = R"({"profiles": {"dev": {"base_url": ")" + server.base_url() +
                              R"(", "allow_insecure_loopback": true, "network_id": ")" + o.auth.basic->network_id +
                              R"(", "api_key_file": "api.key", "svc_api_key_file": "svc.key",
@@ -93,7 +93,7 @@ TEST_CASE("tool --profile: flag beats environment beats profile beats default", 
                                  "STUDENTSVC_CA_BUNDLE                (not set)                         default"}) {
     CHECK_THAT(report.out, Catch::Contains(line));
   }
-  CHECK(report.out.find(server.client_options().auth.basic->password) == std::string::npos);
+  CHECK(report.out.find(server.client_options().auth.basic->password.reveal()) == std::string::npos);
 }
 
 TEST_CASE("tool --profile: each mistake is one line and exit 3, before anything is sent", "[tool][profile]") {

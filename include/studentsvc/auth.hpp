@@ -12,13 +12,14 @@
 #include <studentsvc/detail/base64.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/secret.hpp>
 
 namespace studentsvc {
 
 /// @brief The service account's `<network_id>:<password>` pair for HTTP Basic.
 struct BasicCredential {
   std::string network_id;  ///< The service account's network ID (the Basic user name).
-  std::string password;    ///< Its password; never logged or put in an ApiError.
+  Secret password;         ///< Its password; never logged or put in an ApiError (reveal() to read it).
 
   friend bool operator==(const BasicCredential&, const BasicCredential&) = default;
 };
@@ -37,7 +38,7 @@ struct BasicCredential {
 
 /// @brief The `Authorization` value of `credential`.
 [[nodiscard]] inline std::string basic_authorization_value(const BasicCredential& credential) {
-  return basic_authorization_value(credential.network_id, credential.password);
+  return basic_authorization_value(credential.network_id, credential.password.reveal());
 }
 
 /// @brief What to send as `svc-api-key` on the student endpoints. The interface
@@ -57,13 +58,17 @@ enum class SvcApiKeyMode {
 /// | `Authorization` | Basic, when configured | — |
 /// | `svc-user-jwt` | the user JWT when given (required on current) | — |
 ///
-/// The JWT is opaque: it is sent as it is and never parsed. A value type, safe
-/// to share between threads once built.
+/// The JWT is opaque: it is sent as it is and never parsed. The API key, the
+/// `svc-api-key` and the Basic password are Secret values: assigned from a
+/// string, never streamed or formatted, wiped when the policy goes. A value
+/// type, safe to share between threads once built.
+///
+/// @sa Secret, CredentialProvider
 struct AuthPolicy {
-  std::string api_key;  ///< Sent as `x-api-key` on every call.
+  Secret api_key;  ///< Sent as `x-api-key` on every call. Assign a string; reveal() to read it.
   /// What `svc-api-key` carries on the student endpoints: the API key, `svc_api_key`, or nothing.
   SvcApiKeyMode svc_api_key_mode = SvcApiKeyMode::same_as_api_key;
-  std::string svc_api_key;  ///< Used when svc_api_key_mode is custom.
+  Secret svc_api_key;  ///< Used when svc_api_key_mode is custom.
   std::optional<BasicCredential> basic;  ///< HTTP Basic on the student endpoints, when set.
   /// When set, asked for the API key, `svc-api-key` and Basic credential on
   /// every request (rotation without a restart); `api_key`, `svc_api_key` and
@@ -82,10 +87,9 @@ struct AuthPolicy {
       return apply_credentials(current->api_key.reveal(), current->svc_api_key.reveal(), !current->network_id.empty(),
                                current->network_id, current->password.reveal(), endpoint, user_jwt, headers);
     }
-    return apply_credentials(api_key, svc_api_key, basic.has_value(),
+    return apply_credentials(api_key.reveal(), svc_api_key.reveal(), basic.has_value(),
                              basic ? std::string_view(basic->network_id) : std::string_view(),
-                             basic ? std::string_view(basic->password) : std::string_view(), endpoint, user_jwt,
-                             headers);
+                             basic ? basic->password.reveal() : std::string_view(), endpoint, user_jwt, headers);
   }
 
  private:

@@ -62,14 +62,14 @@ class ConfigSources {
     for (const auto& [name, value] : a.env_overrides) flags_[name] = value;
     if (!mock) return;
     mock_env_["STUDENTSVC_BASE_URL"] = mock->base_url;
-    mock_env_["STUDENTSVC_API_KEY"] = mock->auth.api_key;
+    mock_env_["STUDENTSVC_API_KEY"] = std::string(mock->auth.api_key.reveal());
     mock_env_["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = mock->allow_insecure_loopback ? "1" : "0";
     if (mock->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) {
-      mock_env_["STUDENTSVC_SVC_API_KEY"] = mock->auth.svc_api_key;
+      mock_env_["STUDENTSVC_SVC_API_KEY"] = std::string(mock->auth.svc_api_key.reveal());
     }
     if (mock->auth.basic) {
       mock_env_["STUDENTSVC_NETWORK_ID"] = mock->auth.basic->network_id;
-      mock_env_["STUDENTSVC_PASSWORD"] = mock->auth.basic->password;
+      mock_env_["STUDENTSVC_PASSWORD"] = std::string(mock->auth.basic->password.reveal());
     }
   }
 

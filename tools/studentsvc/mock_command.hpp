@@ -103,11 +103,11 @@ struct MockFixtures {
     out += "export " + std::string(name) + "=" + shell_quoted(value) + "\n";
   };
   line("STUDENTSVC_BASE_URL", o.base_url);
-  line("STUDENTSVC_API_KEY", o.auth.api_key);
-  if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) line("STUDENTSVC_SVC_API_KEY", o.auth.svc_api_key);
+  line("STUDENTSVC_API_KEY", o.auth.api_key.reveal());
+  if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) line("STUDENTSVC_SVC_API_KEY", o.auth.svc_api_key.reveal());
   if (o.auth.basic) {
     line("STUDENTSVC_NETWORK_ID", o.auth.basic->network_id);
-    line("STUDENTSVC_PASSWORD", o.auth.basic->password);
+    line("STUDENTSVC_PASSWORD", o.auth.basic->password.reveal());
   }
   if (o.allow_insecure_loopback) line("STUDENTSVC_ALLOW_INSECURE_LOOPBACK", "1");
   if (ca_bundle) line("STUDENTSVC_CA_BUNDLE", *ca_bundle);

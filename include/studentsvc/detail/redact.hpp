@@ -56,9 +56,9 @@ inline constexpr std::size_t min_scrubbed_secret = 4;
       }
     }
   }
-  if (auth.basic) add(auth.basic->password);
-  add(auth.api_key);
-  add(auth.svc_api_key);
+  if (auth.basic) add(auth.basic->password.reveal());
+  add(auth.api_key.reveal());
+  add(auth.svc_api_key.reveal());
   // Longest first, so a secret that contains another is replaced whole.
   std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   return out;

@@ -72,32 +72,40 @@ inline constexpr std::size_t chunk_per_connection = 4;
   // the configuration is wrong: stop there, --fail-fast or not, and say so once.
   const std::size_t chunk = a.concurrency * chunk_per_connection;
   const std::size_t first_chunk = std::min(chunk, perms.size());
+  std::size_t arrived = 0;
   bool first_chunk_all_config = true;
   bool output_failed = false;
   writer.begin();
-  look_up_in_order(client, perms, stream,
-                    [&](const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>& r) {
-                      writer.result(shown_perm(perm, counts.done), r);
-                      ++counts.done;
-                      if (!r) ++counts.failed;
-                      progress.update(counts, counts.done == counts.total);
-                      if (!std::cout) {
-                        output_failed = true;
-                        return false;
-                      }
-                      if (!r && a.fail_fast && repeats_for_every_lookup(r.error())) {
-                        stop = r.error();
-                        return false;
-                      }
-                      if (counts.done <= first_chunk) {
-                        first_chunk_all_config = first_chunk_all_config && !r && repeats_for_every_lookup(r.error());
-                        if (counts.done == first_chunk && first_chunk_all_config && counts.done < counts.total) {
-                          stop = r.error();
-                          return false;
-                        }
-                      }
-                      return true;
-                    });
+  look_up_in_order(
+      client, perms, stream,
+      [&](std::size_t index, const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>& r) {
+        writer.result(shown_perm(perm, index), r);
+        ++counts.done;
+        if (!r) ++counts.failed;
+        progress.update(counts, counts.done == counts.total);
+        if (!std::cout) {
+          output_failed = true;
+          return false;
+        }
+        // In input order, so every lookup before the one that stops it is written.
+        if (!r && a.fail_fast && repeats_for_every_lookup(r.error())) {
+          stop = r.error();
+          return false;
+        }
+        return true;
+      },
+      // The first chunk is judged on answers as they arrive, so a slow early
+      // lookup does not let more be sent meanwhile.
+      [&](const studentsvc::Result<studentsvc::StudentExtended>& r) {
+        if (stop || arrived >= first_chunk) return true;
+        ++arrived;
+        first_chunk_all_config = first_chunk_all_config && !r && repeats_for_every_lookup(r.error());
+        if (arrived == first_chunk && first_chunk_all_config && arrived < counts.total) {
+          stop = r.error();
+          return false;
+        }
+        return true;
+      });
   writer.end();
   progress.finish();
   if (!a.quiet) std::cerr << "studentsvc: get: " << summary_line(counts, progress.elapsed(), stop.has_value()) << '\n';

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,8 +33,8 @@ studentsvc::test::ProcessResult tool(const Args& args) { return studentsvc::test
 
 Args flags_for(const MockServer& server) {
   const auto o = server.client_options();
-  return {"--base-url", server.base_url(), "--insecure-loopback", "--api-key", o.auth.api_key,
-          "--svc-api-key", o.auth.svc_api_key, "--network-id", "svc-registrar-app", "--password", "mock-password",
+  return {"--base-url", server.base_url(), "--insecure-loopback", "--api-key", std::string(o.auth.api_key.reveal()),
+          "--svc-api-key", std::string(o.auth.svc_api_key.reveal()), "--network-id", "svc-registrar-app", "--password", "mock-password",
           "--retries", "0"};
 }
 
@@ -359,4 +360,72 @@ TEST_CASE("tool get with a wrong base URL path stops after the first chunk with 
   // A batch where only some lookups fail that way is not stopped (the first chunk is not all errors).
   const auto right = tool(concat(flags_for(server), {"get", "-q", "1234567", "7654321"}));
   CHECK(right.status == 10);
+}
+
+TEST_CASE("tool get: a slow first lookup does not let more be sent before the first answers decide", "[tool]") {
+  // The first perm's answer comes late; the first 16 answers to arrive (all the
+  // web server's 404) decide, not the first 16 in input order.
+  MockServerOptions options;
+  const std::string slow_path = "/wrong/students/v2/students/" + perm_of(0);
+  options.intercept = [slow_path](const httplib::Request& req, httplib::Response& res) {
+    if (!req.path.starts_with("/wrong/")) return false;
+    if (req.path == slow_path) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    res.status = 404;
+    res.set_content("<html><body><h1>404 Not Found</h1></body></html>", "text/html");
+    return true;
+  };
+  MockServer server(options);
+  auto flags = flags_for(server);
+  flags.at(1) = server.base_url() + "/wrong";
+  const auto r = tool(concat(concat(flags, {"get", "-o", "ndjson", "--concurrency", "4"}), roster_perms(300)));
+  CHECK(r.status == 8);
+  CHECK(server.request_count() >= 16);
+  CHECK(server.request_count() <= 16 + 3);
+  CHECK_THAT(r.err, Catch::Contains("get: stopped: the first 16 lookups all failed the same way, a configuration error"));
+  // The answers already in are written, in input order; the slow first one was cancelled, so not among them.
+  std::size_t rows = 0;
+  std::string last;
+  for (std::size_t start = 0; start < r.out.size();) {
+    const auto end = r.out.find('\n', start);
+    REQUIRE(end != std::string::npos);
+    const auto perm = nlohmann::json::parse(r.out.substr(start, end - start)).at("perm").get<std::string>();
+    CHECK(perm > last);  // ascending: perm_of is increasing in the index
+    last = perm;
+    ++rows;
+    start = end + 1;
+  }
+  CHECK(rows >= 16);
+  CHECK(rows <= 16 + 3);
+}
+
+TEST_CASE("tool get --stats prints the run's attempt metrics on stderr, and nothing of the students", "[tool]") {
+  constexpr std::size_t count = 600;
+  MockServer server(roster_options(count));
+  const auto perms = roster_perms(count);
+  const auto r = tool(concat(concat(flags_for(server), {"get", "-o", "csv", "--stats", "--quiet"}), perms));
+  CHECK(r.status == 10);  // perm_of(499) is not found
+  CHECK_THAT(r.err, Catch::Contains("# TYPE studentsvc_attempts_total counter\n"));
+  CHECK_THAT(r.err, Catch::Contains("studentsvc_attempts_total{operation=\"get_student\",outcome=\"ok\"} 599\n"));
+  CHECK_THAT(r.err,
+             Catch::Contains("studentsvc_attempts_total{operation=\"get_student\",outcome=\"not_found\"} 1\n"));
+  CHECK_THAT(r.err, Catch::Contains("studentsvc_attempt_seconds_count{operation=\"get_student\"} 600\n"));
+  CHECK_THAT(r.err, Catch::Contains("studentsvc_attempt_seconds_bucket{operation=\"get_student\",le=\"+Inf\"} 600\n"));
+  CHECK(r.err.find("looked up") == std::string::npos);  // --quiet still leaves out the summary line
+  for (const auto& perm : perms) {
+    if (r.err.find(perm) != std::string::npos) FAIL("perm " << perm << " in the stats");
+  }
+  const auto o = server.client_options();
+  CHECK(r.err.find(o.auth.api_key.reveal()) == std::string::npos);
+  CHECK(r.err.find("mock-password") == std::string::npos);
+  const auto rows = studentsvc_cli::parse_csv(r.out);
+  REQUIRE(rows);
+  CHECK(rows->size() == count + 1);  // stdout is the data only
+
+  // Without --stats, no metrics; with it, a single lookup has them too.
+  const auto plain = tool(concat(flags_for(server), {"get", perm_of(0), perm_of(1)}));
+  CHECK(plain.status == 0);
+  CHECK(plain.err.find("studentsvc_attempts_total") == std::string::npos);
+  const auto one = tool(concat(flags_for(server), {"--stats", "get", perm_of(0)}));
+  CHECK(one.status == 0);
+  CHECK_THAT(one.err, Catch::Contains("studentsvc_attempts_total{operation=\"get_student\",outcome=\"ok\"} 1\n"));
 }

@@ -33,6 +33,7 @@ struct Args {
   bool help = false;
   bool version = false;
   int verbose = 0;
+  bool stats = false;  ///< --stats: the attempt metrics on stderr at the end
   std::optional<std::chrono::milliseconds> timeout;
   std::optional<int> retries;
   std::optional<Format> format;
@@ -123,6 +124,7 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
        a.format = detail_args::format_named(v);
      })->check(CLI::IsMember({"json", "ndjson", "csv", "table"}));
   app.add_flag("-v,--verbose", a.verbose)->disable_flag_override();
+  app.add_flag("--stats", a.stats)->disable_flag_override();
   app.add_flag("-h,--help", a.help)->disable_flag_override();
   app.add_flag("--version", a.version)->disable_flag_override();
 

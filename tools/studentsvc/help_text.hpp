@@ -51,6 +51,8 @@ inline constexpr std::string_view common_options_help =
     "                         csv (get only) or a readable table\n"
     "  -v, --verbose          log each call to stderr (URL, status, attempts, time); twice\n"
     "                         adds the request headers, every credential as REDACTED\n"
+    "  --stats                at the end, print per-operation attempts, retries, bytes and\n"
+    "                         a latency histogram to stderr (Prometheus text format)\n"
     "  -h, --help             show help and exit\n"
     "  --version              print the version and exit (also: studentsvc version)\n"
     "\n"

@@ -12,10 +12,12 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include <studentsvc/metrics.hpp>
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_args.hpp"
@@ -145,6 +147,11 @@ void bypass_proxy_for_loopback() {
     return exit_status(options.error().kind);
   }
   if (a.mock) options->logger.log(studentsvc::LogLevel::debug, "using the bundled mock server on 127.0.0.1");
+  std::shared_ptr<studentsvc::AttemptMetrics> stats;
+  if (a.stats) {
+    stats = std::make_shared<studentsvc::AttemptMetrics>();
+    options->instrumentation = stats;
+  }
   auto client = studentsvc::Client::create(std::move(*options));
   if (!client) return report(a.command, client.error());
 
@@ -152,6 +159,7 @@ void bypass_proxy_for_loopback() {
   if (a.command == "get") status = run_get(*client, a, perms);
   if (a.command == "current") status = run_current(*client, a, demo_jwt);
   if (a.command == "conversation") status = run_conversation(*client, a);
+  if (stats) std::cerr << stats->prometheus_text();  // the SDK's own labels only: no perm, no secret
   if (!std::cout.flush()) {
     error_line("could not write the output");
     return exit_internal;

@@ -94,6 +94,9 @@ struct RetryBudgetOptions {
   std::chrono::milliseconds window{10'000};  ///< The sliding window; at least 10 ms.
 };
 
+/// @brief Client-wide settings. A CallOptions value overrides the matching field per call.
+///
+/// A value type: copy it, change it, build a Client from it.
 struct ClientOptions {
   /// `https://host[:port][/prefix]`; calls append `/students/v2/students/...`
   /// and `/conversation` to it (trailing slashes are dropped).

@@ -12,6 +12,7 @@
 /// @brief 1 when StopToken is std::stop_token (cancellation works), else 0.
 #define STUDENTSVC_HAS_STOP_TOKEN 1
 #else
+/// @brief 1 when StopToken is std::stop_token (cancellation works), else 0.
 #define STUDENTSVC_HAS_STOP_TOKEN 0
 #endif
 

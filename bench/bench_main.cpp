@@ -5,7 +5,8 @@
 //   studentsvc_bench body                          the StudentExtended body the servers serve
 //   studentsvc_bench seq URL ROUNDS CALLS          (a) get_student vs a raw libcurl loop, alternating
 //   studentsvc_bench sdk URL ROUNDS CALLS          get_student alone (beside the Python requests runs)
-//   studentsvc_bench calls sdk|raw URL N           N calls and nothing else (run under callgrind)
+//   studentsvc_bench calls WHICH URL N             N calls and nothing else (run under callgrind): sdk,
+//                                                  sdk-hooks, sdk-metrics (with a hook) or raw
 //   studentsvc_bench allocs URL N                  (c) operator new calls per call, SDK and raw
 //   studentsvc_bench decode ROUNDS ITERS           (d) decode_student vs nlohmann::json::parse
 //   studentsvc_bench batch N DELAY_MS              (e) sequential vs get_students at 16 and 64
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <ranges>
 #include <new>
 #include <string>
@@ -40,6 +42,7 @@
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/metrics.hpp>
 #include <studentsvc/studentsvc.hpp>
 
 #include "delay_server.hpp"
@@ -144,8 +147,24 @@ studentsvc::ClientOptions client_options(const std::string& base_url) {
 
 // --- the SDK loop ----------------------------------------------------------
 
+/// The cheapest useful hook: counts finished attempts. Measures what the SDK
+/// spends on building and handing over the events, not what a hook does.
+class CountingHooks final : public studentsvc::Instrumentation {
+ public:
+  void on_attempt(const studentsvc::AttemptEvent& e) override {
+    if (e.phase == studentsvc::AttemptPhase::end) ended.fetch_add(1, std::memory_order_relaxed);
+  }
+  std::atomic<std::uint64_t> ended{0};
+};
+
+studentsvc::ClientOptions with_hooks(studentsvc::ClientOptions o, std::shared_ptr<studentsvc::Instrumentation> hooks) {
+  o.instrumentation = std::move(hooks);
+  return o;
+}
+
 struct SdkLoop {
-  explicit SdkLoop(const std::string& base_url) : client(client_options(base_url)) {}
+  explicit SdkLoop(const std::string& base_url, std::shared_ptr<studentsvc::Instrumentation> hooks = nullptr)
+      : client(with_hooks(client_options(base_url), std::move(hooks))) {}
   void run(std::size_t calls) {
     for (std::size_t i = 0; i < calls; ++i) {
       auto student = client.get_student(bench_perm);
@@ -285,11 +304,17 @@ int mode_calls(const std::string& which, const std::string& base_url, std::size_
   if (which == "sdk") {
     SdkLoop sdk(base_url);
     sdk.run(n);
+  } else if (which == "sdk-hooks") {  // the hook cost: the same calls with a counting hook
+    SdkLoop sdk(base_url, std::make_shared<CountingHooks>());
+    sdk.run(n);
+  } else if (which == "sdk-metrics") {  // ... and with AttemptMetrics
+    SdkLoop sdk(base_url, std::make_shared<studentsvc::AttemptMetrics>());
+    sdk.run(n);
   } else if (which == "raw") {
     RawLoop raw(base_url);
     raw.run(n);
   } else {
-    die("calls: sdk or raw");
+    die("calls: sdk, sdk-hooks, sdk-metrics or raw");
   }
   return 0;
 }

@@ -100,7 +100,7 @@ def measure_callgrind(binary: str, url: str, small: int, large: int, outdir: Pat
     r: dict[str, float] = {}
     per_call: dict[str, dict[str, float]] = {}
     breakdown_rows = []
-    for which in ("sdk", "raw"):
+    for which in ("sdk", "raw", "sdk-hooks", "sdk-metrics"):
         t_small, p_small = callgrind_run(binary, which, url, small, outdir)
         t_large, p_large = callgrind_run(binary, which, url, large, outdir)
         n = large - small
@@ -122,6 +122,11 @@ def measure_callgrind(binary: str, url: str, small: int, large: int, outdir: Pat
     sdk, raw = per_call["sdk"], per_call["raw"]
     sdk_own = sdk["total"] - sdk["transfer"] + sdk["callbacks"]
     raw_own = raw["total"] - raw["transfer"]
+    # The hooks' cost: the same calls with a counting hook, and with AttemptMetrics.
+    r["hook_instructions_per_call"] = per_call["sdk-hooks"]["total"] - sdk["total"]
+    r["hook_fraction_of_call"] = r["hook_instructions_per_call"] / sdk["total"]
+    r["metrics_hook_instructions_per_call"] = per_call["sdk-metrics"]["total"] - sdk["total"]
+    r["metrics_hook_fraction_of_call"] = r["metrics_hook_instructions_per_call"] / sdk["total"]
     r["sdk_instructions_per_call"] = sdk["total"]
     r["raw_instructions_per_call"] = raw["total"]
     r["sdk_extra_instructions_per_call"] = sdk["total"] - raw["total"]
@@ -184,6 +189,7 @@ TARGETS = {
     "async_engine_threads": ("(h) one event thread", "<=", 1.0),
     "stream_rss_growth_kb": ("(h) within 10 MiB", "<=", 10240.0),
     "memory_rss_growth_kb": ("(g) no growth", "<=", 0.0),
+    "hook_fraction_of_call": ("(c) under 1% of a call", "<=", 0.01),
     "compile_sdk_over_baseline": ("(f) at most 1.3", "<=", 1.3),
     "compile_http_over_baseline": ("(f) at most 0.5", "<=", 0.5),
 }
@@ -225,6 +231,10 @@ ROWS = [
     ("c", "SDK's own instructions per call (outside libcurl)", "sdk_own_instructions_per_call", "instr"),
     ("c", "raw loop's own instructions per call (json::parse)", "raw_own_instructions_per_call", "instr"),
     ("c", "SDK instructions over the raw loop", "sdk_extra_instructions_per_call", "instr"),
+    ("c", "instrumentation hook (counting) per call", "hook_instructions_per_call", "instr"),
+    ("c", "  fraction of a call", "hook_fraction_of_call", "fraction"),
+    ("c", "AttemptMetrics hook per call", "metrics_hook_instructions_per_call", "instr"),
+    ("c", "  fraction of a call", "metrics_hook_fraction_of_call", "fraction"),
     ("c", "heap allocations per call, SDK (operator new)", "sdk_allocs_per_call", "allocs"),
     ("c", "heap allocations per call, raw loop", "raw_allocs_per_call", "allocs"),
     ("c", "of which: decode_student / json::parse alone", "decode_allocs_per_call", "allocs"),

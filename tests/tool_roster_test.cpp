@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -98,6 +99,21 @@ std::string lines_of(const std::vector<std::string>& perms) {
   std::string out;
   for (const auto& p : perms) out += p + "\n";
   return out;
+}
+
+/// A mock behind a web server that answers any path under /wrong/ with its own
+/// HTML 404 (a base URL with the wrong path prefix); `slow_path`, if set, is
+/// answered 400 ms late.
+MockServerOptions behind_a_web_server(std::string slow_path = {}) {
+  MockServerOptions options;
+  options.intercept = [slow_path = std::move(slow_path)](const httplib::Request& req, httplib::Response& res) {
+    if (!req.path.starts_with("/wrong/")) return false;
+    if (req.path == slow_path) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    res.status = 404;
+    res.set_content("<html><body><h1>404 Not Found</h1></body></html>", "text/html");
+    return true;
+  };
+  return options;
 }
 
 }  // namespace
@@ -323,15 +339,7 @@ TEST_CASE("tool get draws a progress bar when stderr is a terminal, and not with
 }
 
 TEST_CASE("tool get with a wrong base URL path stops after the first chunk with one configuration error", "[tool]") {
-  // A web server in front of the service answers an unknown path with its own HTML 404.
-  MockServerOptions options;
-  options.intercept = [](const httplib::Request& req, httplib::Response& res) {
-    if (!req.path.starts_with("/wrong/")) return false;
-    res.status = 404;
-    res.set_content("<html><body><h1>404 Not Found</h1></body></html>", "text/html");
-    return true;
-  };
-  MockServer server(options);
+  MockServer server(behind_a_web_server());
   auto flags = flags_for(server);
   flags.at(1) = server.base_url() + "/wrong";
   const auto perms = roster_perms(300);
@@ -365,16 +373,7 @@ TEST_CASE("tool get with a wrong base URL path stops after the first chunk with 
 TEST_CASE("tool get: a slow first lookup does not let more be sent before the first answers decide", "[tool]") {
   // The first perm's answer comes late; the first 16 answers to arrive (all the
   // web server's 404) decide, not the first 16 in input order.
-  MockServerOptions options;
-  const std::string slow_path = "/wrong/students/v2/students/" + perm_of(0);
-  options.intercept = [slow_path](const httplib::Request& req, httplib::Response& res) {
-    if (!req.path.starts_with("/wrong/")) return false;
-    if (req.path == slow_path) std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    res.status = 404;
-    res.set_content("<html><body><h1>404 Not Found</h1></body></html>", "text/html");
-    return true;
-  };
-  MockServer server(options);
+  MockServer server(behind_a_web_server("/wrong/students/v2/students/" + perm_of(0)));
   auto flags = flags_for(server);
   flags.at(1) = server.base_url() + "/wrong";
   const auto r = tool(concat(concat(flags, {"get", "-o", "ndjson", "--concurrency", "4"}), roster_perms(300)));

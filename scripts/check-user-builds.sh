@@ -7,12 +7,10 @@
 #             flow warnings (-Wrestrict, -Wstringop-*, -Wmaybe-uninitialized)
 #             show up only there, so any `warning:` in the log fails the step.
 #             scripts/test.sh then runs the whole suite in it, last.
-#   default   cmake -B build/ci-default, no build type (no -O, no -g), with the
-#             benchmarks (STUDENTSVC_BUILD_BENCHMARKS) and STUDENTSVC_WERROR:
-#             builds the benchmark, the tool and the README example, not run.
-#             The tests themselves are built warning-free at -O1 (asan), -O2
-#             (no-curl) and -O3 (release); a third whole-tree build would only
-#             add ten minutes to CI.
+#   default   cmake -B build/ci-default with no build type (no -O, no -g) and the
+#             benchmarks on (STUDENTSVC_BUILD_BENCHMARKS): the whole tree without
+#             a warning, then the suite but the consumer projects (`packaging`,
+#             which configure their own builds and run in the main suite).
 #   no-curl   cmake -B build/ci-nocurl -DCMAKE_BUILD_TYPE=RelWithDebInfo
 #             -DSTUDENTSVC_WITH_CURL=OFF: builds and runs every test that needs
 #             no libcurl (unit tests, header check, no-curl consumers, the
@@ -22,6 +20,14 @@
 #             whole tree built against it without a warning, then the whole
 #             suite but the `packaging` label (the consumer projects configure
 #             their own builds, both modes, and run in the main suite).
+#   clang     CXX=clang++-16 with libc++ (the README's other supported compiler),
+#             cmake -B build/ci-clang -DCMAKE_BUILD_TYPE=Release and nothing else:
+#             the whole tree without a warning and its suite. Debian's compiled
+#             cpp-httplib does not link with libc++: configure must find that out
+#             by itself and leave out what needs it, not fail to link.
+#   options   each option the README's table offers, turned from its default,
+#             configured and generated on its own (cmake -B build/ci-options/<name>):
+#             no test or example may name a target the option left out.
 #
 #   scripts/check-user-builds.sh                 release, default and no-curl, in that order
 #   scripts/check-user-builds.sh no-curl default
@@ -48,10 +54,46 @@ run_release() {
   echo "Release build without a warning; run the suite: ctest --test-dir $dir"
 }
 
+# Fails when the build log `$2` of `$1` has a warning (users see it).
+fail_on_warnings() {
+  if grep -q "warning:" "$2"; then
+    echo "check-user-builds.sh: the $1 build warns; from $2:" >&2
+    grep -A3 "warning:" "$2" >&2
+    return 1
+  fi
+}
+
 run_default() {
-  local dir=build/ci-default
-  cmake -B "$dir" -DSTUDENTSVC_WERROR=ON -DSTUDENTSVC_BUILD_BENCHMARKS=ON
-  cmake --build "$dir" --target studentsvc_bench studentsvc_cli studentsvc_example_readme
+  local dir=build/ci-default log=build/ci-default-build.log
+  cmake -B "$dir" -DSTUDENTSVC_BUILD_BENCHMARKS=ON
+  cmake --build "$dir" 2>&1 | tee "$log"
+  fail_on_warnings "no-build-type" "$log"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+}
+
+run_clang() {
+  local dir=build/ci-clang log=build/ci-clang-build.log
+  CXX=clang++-16 CXXFLAGS=-stdlib=libc++ LDFLAGS=-stdlib=libc++ cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$dir" 2>&1 | tee "$log"
+  fail_on_warnings "clang-16 + libc++ Release" "$log"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+}
+
+run_options() {
+  local option
+  # STUDENTSVC_BUILD_FUZZERS needs clang: the fuzz stage configures and runs it.
+  for option in STUDENTSVC_BUILD_TOOLS=OFF STUDENTSVC_INSTALL_TOOLS=OFF STUDENTSVC_BUILD_EXAMPLES=OFF \
+                STUDENTSVC_BUILD_E2E_TESTS=OFF STUDENTSVC_BUILD_DOCS=OFF STUDENTSVC_INSTALL=OFF \
+                STUDENTSVC_BUILD_TESTING=OFF STUDENTSVC_WERROR=ON \
+                STUDENTSVC_HEADER_ONLY=OFF STUDENTSVC_WITH_CURL=OFF STUDENTSVC_BUILD_BENCHMARKS=ON; do
+    echo "-- configure with -D$option"
+    # A log per option: a failure shows its own configure output.
+    if ! cmake -B "build/ci-options/${option%%=*}" "-D$option" > "build/ci-options-${option%%=*}.log" 2>&1; then
+      cat "build/ci-options-${option%%=*}.log" >&2
+      echo "check-user-builds.sh: configuring with -D$option failed" >&2
+      return 1
+    fi
+  done
 }
 
 run_compiled() {
@@ -85,7 +127,9 @@ for step in "${steps[@]}"; do
     default) run_default ;;
     no-curl) run_no_curl ;;
     compiled) run_compiled ;;
-    *) echo "check-user-builds.sh: unknown step $step (release, default, no-curl, compiled)" >&2; exit 2 ;;
+    clang) run_clang ;;
+    options) run_options ;;
+    *) echo "check-user-builds.sh: unknown step $step (release, default, no-curl, compiled, clang, options)" >&2; exit 2 ;;
   esac
   echo "BENCH ci-step=$step seconds=$((SECONDS - start))"
 done

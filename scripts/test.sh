@@ -8,7 +8,11 @@
 #   packaging   manifests, the API reference without a Doxygen warning, the
 #               README's install command: scripts/check-packaging.sh
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF: every test that needs no libcurl
-#   default     no build type given: the benchmark, the tool and the README example compile
+#   demo        the README's other command, scripts/demo.sh: builds the tool, runs it on the mock
+#   default     no build type given: the whole tree without a warning, and its suite
+#   clang       clang-16 + libc++, -DCMAKE_BUILD_TYPE=Release and nothing else: the whole
+#               tree without a warning, and its suite
+#   options     each option of the README's table, turned from its default, configures
 #   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (Release): the SDK built as a library, the
 #               whole tree against it, the suite but the consumer projects
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
@@ -56,7 +60,10 @@ begin sanitizers; bash scripts/check-sanitizers.sh;          end
 begin fuzz;       bash scripts/fuzz.sh;                      end
 begin packaging;  bash scripts/check-packaging.sh;           end
 begin no-curl;    bash scripts/check-user-builds.sh no-curl; end
+begin demo;       bash scripts/demo.sh;                      end
 begin default;    bash scripts/check-user-builds.sh default; end
+begin clang;      bash scripts/check-user-builds.sh clang;   end
+begin options;    bash scripts/check-user-builds.sh options; end
 begin compiled;   bash scripts/check-user-builds.sh compiled; end
 begin release;    bash scripts/check-user-builds.sh release; end
 echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"

@@ -204,6 +204,33 @@ TEST_CASE("the server never sees more requests in flight than max_concurrency") 
   }
 }
 
+TEST_CASE("a batch that drains to one slow lookup keeps its idle connections for the next batch") {
+  // libcurl's default cache holds 4 idle connections per transfer still
+  // running: with one slow lookup left, it would close the idle ones, and the
+  // next batch would open new ones (CI saw 9 and 10 connections for a bound of 8).
+  MockServerOptions options;
+  options.keep_alive_timeout = std::chrono::seconds{30};  // the server closes none while the test runs
+  const std::string slow = known[0];
+  auto first_batch = std::make_shared<std::atomic<bool>>(true);
+  options.intercept = [slow, first_batch](const httplib::Request& req, httplib::Response&) {
+    if (first_batch->load() && req.path.ends_with("/" + slow)) std::this_thread::sleep_for(std::chrono::milliseconds{300});
+    return false;
+  };
+  MockServer server(options);
+  REQUIRE(server.running());
+  const Client client(server.client_options());
+
+  std::vector<std::string> perms;
+  for (int i = 0; i < 8; ++i) perms.push_back(known[static_cast<std::size_t>(i) % known.size()]);
+  BatchOptions batch;
+  batch.max_concurrency = 8;
+  for (const auto& r : client.get_students(perms, batch)) CHECK(r.has_value());
+  first_batch->store(false);
+  for (const auto& r : client.get_students(perms, batch)) CHECK(r.has_value());
+  CHECK(server.request_count() == 2 * perms.size());
+  CHECK(server.connection_count() <= batch.max_concurrency);
+}
+
 TEST_CASE("a batch really overlaps its lookups, and max_concurrency 1 does not") {
   // Behaviour, not timing (the benchmark measures speed): with 20 ms of
   // latency per answer, the server sees lookups of one batch in flight together.

@@ -274,8 +274,13 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
   // when they cannot start.
   bool start_locked() {
     if (thread_.joinable()) return true;
-    if (multi_ == nullptr) multi_ = curl_multi_init();
-    if (multi_ == nullptr) return false;
+    if (multi_ == nullptr) {
+      multi_ = curl_multi_init();
+      if (multi_ == nullptr) return false;
+      // libcurl sizes its cache at 4 x the handles added at the moment, so a
+      // draining batch would close idle connections the next lookups reuse.
+      curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(max_in_flight_));
+    }
     try {
       thread_ = std::thread([self = shared_from_this()] { self->run(); });
     } catch (...) {  // std::system_error: out of threads

@@ -39,7 +39,7 @@ int main() { httplib::Response r; r.set_header("a", "b"); return r.has_header("a
       "library (Debian's is built for libstdc++); studentsvc::testing, the e2e tests and the examples "
       "that use the mock are left out")
   endif()
-elseif(NOT TARGET studentsvc_httplib)
+else()
   message(STATUS "studentsvc: cpp-httplib not found; studentsvc::testing is not available")
 endif()
 unset(_studentsvc_httplib_target)

@@ -41,41 +41,36 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${STUDENTSVC_JOBS:-2}
 steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then steps=(release default no-curl); fi
 
-run_release() {
-  local dir=build/ci-release log=build/ci-release-build.log
-  cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release
-  # The log is kept (and shown) so a warning can be read where it happened.
+# Builds the tree configured in `$2` and fails when the build warns (users
+# see it). The log, `$2-build.log`, is kept so a warning can be read where it happened.
+build_without_warnings() {
+  local label=$1 dir=$2 log="$2-build.log"
   cmake --build "$dir" 2>&1 | tee "$log"
   if grep -q "warning:" "$log"; then
-    echo "check-user-builds.sh: the Release build warns (users see this); from $log:" >&2
+    echo "check-user-builds.sh: the $label build warns; from $log:" >&2
     grep -A3 "warning:" "$log" >&2
     return 1
   fi
+}
+
+run_release() {
+  local dir=build/ci-release
+  cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release
+  build_without_warnings "Release" "$dir"
   echo "Release build without a warning; run the suite: ctest --test-dir $dir"
 }
 
-# Fails when the build log `$2` of `$1` has a warning (users see it).
-fail_on_warnings() {
-  if grep -q "warning:" "$2"; then
-    echo "check-user-builds.sh: the $1 build warns; from $2:" >&2
-    grep -A3 "warning:" "$2" >&2
-    return 1
-  fi
-}
-
 run_default() {
-  local dir=build/ci-default log=build/ci-default-build.log
+  local dir=build/ci-default
   cmake -B "$dir" -DSTUDENTSVC_BUILD_BENCHMARKS=ON
-  cmake --build "$dir" 2>&1 | tee "$log"
-  fail_on_warnings "no-build-type" "$log"
+  build_without_warnings "no-build-type" "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 
 run_clang() {
-  local dir=build/ci-clang log=build/ci-clang-build.log
+  local dir=build/ci-clang
   CXX=clang++-16 CXXFLAGS=-stdlib=libc++ LDFLAGS=-stdlib=libc++ cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release
-  cmake --build "$dir" 2>&1 | tee "$log"
-  fail_on_warnings "clang-16 + libc++ Release" "$log"
+  build_without_warnings "clang-16 + libc++ Release" "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 
@@ -97,14 +92,9 @@ run_options() {
 }
 
 run_compiled() {
-  local dir=build/ci-compiled log=build/ci-compiled-build.log
+  local dir=build/ci-compiled
   cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSTUDENTSVC_HEADER_ONLY=OFF
-  cmake --build "$dir" 2>&1 | tee "$log"
-  if grep -q "warning:" "$log"; then
-    echo "check-user-builds.sh: the compiled-mode Release build warns; from $log:" >&2
-    grep -A3 "warning:" "$log" >&2
-    return 1
-  fi
+  build_without_warnings "compiled-mode Release" "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 

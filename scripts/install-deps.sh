@@ -12,7 +12,8 @@ set -euo pipefail
 packages=(cmake make ninja-build g++ pkg-config git ca-certificates openssl libssl-dev
           libcurl4-openssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev
           libcli11-dev help2man   # the studentsvc tool: CLI11 parses its arguments, help2man writes its man page
-          libspdlog-dev)          # the examples' spdlog adapter (log sink and hooks); never the SDK's own target
+          libspdlog-dev           # the examples' spdlog adapter (log sink and hooks); never the SDK's own target
+          nginx-light)            # http2_test: a real HTTP/2 gateway over TLS (the benchmark's server too)
 for arg in "$@"; do
   case "$arg" in
     --ci) packages+=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev doxygen python3) ;;

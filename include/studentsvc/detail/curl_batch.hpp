@@ -40,8 +40,9 @@ struct CurlBatchSlot {
 /// batch) and its slots. Used by one batch at a time.
 struct CurlBatchEngine {
   std::vector<std::unique_ptr<CurlBatchSlot>> slots;
-  /// Each slot's exchange, for the pre-request check of a shared HTTP/2 connection.
-  std::vector<const CurlExchange*> exchanges;
+  /// The connections the batch's transfers are on, for the pre-request check
+  /// of a shared HTTP/2 connection.
+  ConnectionsInUse connections;
   CurlMulti multi;  // declared last: destroyed first, before the easy handles
 };
 
@@ -71,7 +72,6 @@ class CurlBatchEnginePool {
       auto slot = std::make_unique<CurlBatchSlot>();
       curl_easy_setopt(h.get(), CURLOPT_PRIVATE, static_cast<void*>(slot.get()));
       slot->handle = std::move(h);
-      engine->exchanges.push_back(&slot->exchange);
       engine->slots.push_back(std::move(slot));
     }
     return engine;
@@ -108,7 +108,7 @@ class CurlBatchEnginePool {
       const std::size_t i = next++;
       CURL* h = slot.handle.get();
       slot.exchange = CurlExchange{};
-      slot.exchange.peers = &engine.exchanges;
+      slot.exchange.connections = &engine.connections;
       slot.index = i;
       if (auto prepared = curl_prepare(h, requests[i], slot.exchange, proxy, sockets); !prepared) {
         out[i] = std::unexpected(std::move(prepared.error()));
@@ -152,6 +152,7 @@ class CurlBatchEnginePool {
         if (curl_multi_add_handle(multi, h) == CURLM_OK) continue;  // still in flight
       }
       slot.exchange.in_flight = false;
+      leave_connection(slot.exchange);
       --active;
       out[slot.index] = curl_transfer_result(h, code, slot.exchange);
       start(slot);
@@ -165,6 +166,7 @@ class CurlBatchEnginePool {
         curl_multi_remove_handle(multi, slot->handle.get());
         (void)curl_transfer_result(slot->handle.get(), CURLE_FAILED_INIT, slot->exchange);
         slot->exchange.in_flight = false;
+        leave_connection(slot->exchange);
         out[slot->index] = make_error(ErrorKind::transport, reason);
       }
       for (; next < requests.size(); ++next) out[next] = make_error(ErrorKind::transport, reason);

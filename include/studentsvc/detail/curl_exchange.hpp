@@ -22,6 +22,35 @@
 
 namespace studentsvc::detail {
 
+/// The connections (by local port) that the transfers of one engine (a batch,
+/// or a transport's event loop) have sent on and not yet finished; touched by
+/// that engine's thread only. A second transfer on a port in use shares an
+/// HTTP/2 connection: the other streams' frames waiting there are not stale.
+class ConnectionsInUse {
+ public:
+  [[nodiscard]] bool contains(int port) const noexcept {
+    for (const int p : ports_) {
+      if (p == port) return true;
+    }
+    return false;
+  }
+  void add(int port) { ports_.push_back(port); }
+  /// Removes one use of `port` (a transfer that finished).
+  void remove(int port) noexcept {
+    for (auto& p : ports_) {
+      if (p == port) {
+        p = ports_.back();
+        ports_.pop_back();
+        return;
+      }
+    }
+  }
+  [[nodiscard]] bool empty() const noexcept { return ports_.empty(); }
+
+ private:
+  std::vector<int> ports_;  // one entry per transfer in flight: at most the engine's concurrency
+};
+
 /// What one transfer writes into, and the cap it enforces.
 struct CurlExchange {
   HttpResponse response;
@@ -51,9 +80,10 @@ struct CurlExchange {
   int local_port = 0;  ///< The local port of the connection it went out on.
   CURL* handle = nullptr;
   CurlSocketRegistry* sockets = nullptr;
-  /// In a batch: every exchange of the batch (this one included), whose
-  /// connections (HTTP/2, shared) may be in use.
-  const std::vector<const CurlExchange*>* peers = nullptr;
+  /// The connections its engine's other transfers are on; null: none shared.
+  ConnectionsInUse* connections = nullptr;
+  /// The port it holds in `connections` (0: none), from its send till leave_connection.
+  int port_in_use = 0;
   CurlSlist request_headers;
   std::array<char, CURL_ERROR_SIZE> error{};
 };
@@ -105,11 +135,19 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
   return n;
 }
 
+/// Gives up the exchange's place in its engine's ConnectionsInUse: its
+/// transfer finished (or is about to be sent again).
+inline void leave_connection(CurlExchange& ex) noexcept {
+  if (ex.connections != nullptr && ex.port_in_use != 0) ex.connections->remove(ex.port_in_use);
+  ex.port_in_use = 0;
+}
+
 /// CURLOPT_PREREQFUNCTION: runs on the connection libcurl chose, right before
 /// the request is written, each time libcurl is about to write it.
 inline int curl_before_send(void* user, char*, char*, int, int local_port) noexcept {
   auto* ex = static_cast<CurlExchange*>(user);
   if (ex == nullptr) return CURL_PREREQFUNC_OK;
+  leave_connection(*ex);  // libcurl sending it again: its last connection is gone
   if (ex->sends > 0 && !ex->idempotent) {
     // libcurl's "Connection died, retrying a fresh connect" would replay it.
     // Refusing here keeps keep-alive for such requests (FRESH_CONNECT would
@@ -120,12 +158,9 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
   long connects = 0;
   curl_easy_getinfo(ex->handle, CURLINFO_NUM_CONNECTS, &connects);
   if (connects == 0 && ex->sockets != nullptr) {  // a reused connection
-    bool shared = false;  // an HTTP/2 connection another transfer of the batch is on
-    if (ex->peers != nullptr) {
-      for (const CurlExchange* peer : *ex->peers) {
-        shared = shared || (peer != ex && peer->in_flight && peer->local_port == local_port);
-      }
-    }
+    // Another transfer of the engine is on it: a multiplexed HTTP/2
+    // connection, whose frames are framed per stream and not stale.
+    const bool shared = ex->connections != nullptr && ex->connections->contains(local_port);
     if (!shared) {
       // Unread bytes on an idle connection answer no request of ours: using it
       // would hand them to this call. Nothing is sent yet; the caller runs the
@@ -136,6 +171,14 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
         return CURL_PREREQFUNC_ABORT;
       }
     }
+  }
+  if (ex->connections != nullptr) {
+    try {
+      ex->connections->add(local_port);
+    } catch (...) {
+      return CURL_PREREQFUNC_ABORT;  // out of memory: fails as a transport error
+    }
+    ex->port_in_use = local_port;
   }
   ex->local_port = local_port;
   ++ex->sends;

@@ -42,6 +42,9 @@ struct CurlTransportState {
   CurlSocketRegistry sockets;
   CurlHandlePool handles;
   CurlBatchEnginePool engines;  // after `handles`: its easy handles go before the share they use
+  /// The connections the event loop's transfers are on (its thread only; the
+  /// loop, declared after it, runs every completion before this goes).
+  ConnectionsInUse async_connections;
 
   /// The event thread of send_async and run_after, made on first use. Declared
   /// last, so destroyed first: its destructor cancels what is in flight and
@@ -74,6 +77,7 @@ struct CurlAsyncCompletion {
 
   void operator()(TransferOutcome outcome) {
     CURL* h = transfer->handle.get();
+    leave_connection(transfer->exchange);
     Result<HttpResponse> result;
     if (outcome.cancelled) {
       (void)curl_transfer_result(h, CURLE_ABORTED_BY_CALLBACK, transfer->exchange);
@@ -174,6 +178,7 @@ STUDENTSVC_INLINE void CurlTransport::send_async(HttpRequest request, SendComple
     transfer->done(std::unexpected(std::move(prepared.error())));
     return;
   }
+  transfer->exchange.connections = &state_->async_connections;  // read and written on the event thread only
   // Wait for a multiplexable connection rather than open another, where HTTP/2 can be offered.
   curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request.url.starts_with("https:") ? 1L : 0L);
   detail::CurlAsyncCompletion::submit(*state_, std::move(transfer));

@@ -253,7 +253,10 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
       const std::lock_guard lock(mutex_);
       if (transfer->due) ++timers_pending_;  // complete() counts it down, whichever way it ends
       if (start_locked()) {
-        if (stop.stop_requested()) transfer->cancel_requested = true;
+        if (stop.stop_requested()) {
+          transfer->cancel_requested = true;
+          cancel_requests_.push_back(id);  // admit() looks through the queue only when asked to
+        }
         if (transfer->due) {
           incoming_timers_.push_back(std::move(transfer));
         } else {
@@ -377,7 +380,8 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
       cancels.swap(cancel_requests_);
       new_timers.swap(incoming_timers_);
       stopping = stopping_;
-      for (auto it = queue_.begin(); it != queue_.end();) {
+      // A roster can queue thousands: walk them only when something is to be cancelled.
+      for (auto it = queue_.begin(); (stopping || !cancels.empty()) && it != queue_.end();) {
         if (hit(**it)) {
           dropped.push_back(std::move(*it));
           it = queue_.erase(it);

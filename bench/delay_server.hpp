@@ -8,8 +8,8 @@
 // Linux only; for the benchmark, not for tests.
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

@@ -178,6 +178,15 @@ studentsvc::Client client_of(const Http2Gateway& gateway, const studentsvc::test
 // it (CURLOPT_PIPEWAIT); before the fix the batches below opened dozens.
 constexpr std::size_t connection_bound = 4;
 
+// `requests` came, every one over HTTP/2, on a handful of connections at most.
+void check_multiplexed(const Http2Gateway& gateway, std::size_t requests) {
+  const auto seen = gateway.seen();
+  INFO(gateway.error_log());
+  CHECK(seen.requests == requests);
+  CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});
+  CHECK(seen.connections.size() <= connection_bound);
+}
+
 }  // namespace
 
 TEST_CASE("HTTP/2: a streamed batch multiplexes its lookups on one connection", "[http2][tls]") {
@@ -197,11 +206,7 @@ TEST_CASE("HTTP/2: a streamed batch multiplexes its lookups on one connection", 
       CHECK(results[i]->perm == roster[i]);
     }
   }
-  const auto seen = gateway.seen();
-  INFO(gateway.error_log());
-  CHECK(seen.requests == 2 * roster.size());
-  CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});
-  CHECK(seen.connections.size() <= connection_bound);
+  check_multiplexed(gateway, 2 * roster.size());
 }
 
 TEST_CASE("HTTP/2: asynchronous calls in flight together share one connection", "[http2][tls]") {
@@ -219,10 +224,7 @@ TEST_CASE("HTTP/2: asynchronous calls in flight together share one connection", 
     REQUIRE(result);
     CHECK(result->perm == roster[i]);
   }
-  const auto seen = gateway.seen();
-  CHECK(seen.requests == roster.size());
-  CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});
-  CHECK(seen.connections.size() <= connection_bound);
+  check_multiplexed(gateway, roster.size());
 }
 
 TEST_CASE("HTTP/2: CurlTransport::send_all multiplexes a batch on one connection", "[http2][tls]") {
@@ -247,8 +249,5 @@ TEST_CASE("HTTP/2: CurlTransport::send_all multiplexes a batch on one connection
       CHECK(r->status == 200);
     }
   }
-  const auto seen = gateway.seen();
-  CHECK(seen.requests == 2 * requests.size());
-  CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});
-  CHECK(seen.connections.size() <= connection_bound);
+  check_multiplexed(gateway, 2 * requests.size());
 }

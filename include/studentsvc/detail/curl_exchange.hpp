@@ -45,7 +45,6 @@ class ConnectionsInUse {
       }
     }
   }
-  [[nodiscard]] bool empty() const noexcept { return ports_.empty(); }
 
  private:
   std::vector<int> ports_;  // one entry per transfer in flight: at most the engine's concurrency
@@ -77,12 +76,12 @@ struct CurlExchange {
   bool stale_connection = false;
   /// In a batch: added to the multi handle and not yet finished.
   bool in_flight = false;
-  int local_port = 0;  ///< The local port of the connection it went out on.
   CURL* handle = nullptr;
   CurlSocketRegistry* sockets = nullptr;
   /// The connections its engine's other transfers are on; null: none shared.
   ConnectionsInUse* connections = nullptr;
-  /// The port it holds in `connections` (0: none), from its send till leave_connection.
+  /// The local port of the connection it went out on, held in `connections`
+  /// (0: none) from its send till leave_connection.
   int port_in_use = 0;
   CurlSlist request_headers;
   std::array<char, CURL_ERROR_SIZE> error{};
@@ -180,7 +179,6 @@ inline int curl_before_send(void* user, char*, char*, int, int local_port) noexc
     }
     ex->port_in_use = local_port;
   }
-  ex->local_port = local_port;
   ++ex->sends;
   return CURL_PREREQFUNC_OK;
 }

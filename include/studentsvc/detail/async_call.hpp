@@ -214,21 +214,28 @@ class AsyncCall : public std::enable_shared_from_this<AsyncCall<T>> {
         return;
       }
       if (a.wait > std::chrono::milliseconds{0}) {
-        auto self = this->shared_from_this();
-        context_.transport->run_after(
-            a.wait,
-            [self](bool elapsed) {
-              if (elapsed) {
-                self->send_attempt();
-              } else {
-                self->finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) while waiting for the rate limit")));
-              }
-            },
-            stop_.token());
+        wait_then(a.wait, &AsyncCall::send_attempt, "waiting for the rate limit");
         return;
       }
     }
     send_attempt();
+  }
+
+  // Runs `next` once `delay` has passed, on the transport's timer; a stop
+  // request meanwhile ends the call as cancelled, saying what it was `waiting`.
+  void wait_then(std::chrono::milliseconds delay, void (AsyncCall::*next)(), const char* waiting) {
+    auto self = this->shared_from_this();
+    context_.transport->run_after(
+        delay,
+        [self, next, waiting](bool elapsed) {
+          if (elapsed) {
+            ((*self).*next)();
+          } else {
+            self->finish_outcome(
+                std::unexpected(cancelled_error(std::string("cancelled (stop requested) while ") + waiting)));
+          }
+        },
+        stop_.token());
   }
 
   void send_attempt() {
@@ -262,17 +269,7 @@ class AsyncCall : public std::enable_shared_from_this<AsyncCall<T>> {
                                          "), waiting " + std::to_string(decision.wait.count()) + " ms");
       }
       last_ = std::move(outcome);
-      auto self = this->shared_from_this();
-      context_.transport->run_after(
-          decision.wait,
-          [self](bool elapsed) {
-            if (elapsed) {
-              self->attempt();
-            } else {
-              self->finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) while waiting to retry")));
-            }
-          },
-          stop_.token());
+      wait_then(decision.wait, &AsyncCall::attempt, "waiting to retry");
       return;
     }
     // A 401 while a CredentialProvider is set: ask it afresh, try once more.

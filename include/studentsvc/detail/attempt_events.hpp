@@ -113,30 +113,29 @@ inline void notify(Instrumentation& sink, const AttemptEvent& event) noexcept {
   }
 }
 
-inline void attempt_started(const AttemptContext& c, int attempt, RetryReason reason) noexcept {
-  if (c.sink == nullptr) return;
+/// The fields every event of one attempt shares.
+[[nodiscard]] inline AttemptEvent attempt_event(const AttemptContext& c, AttemptPhase phase, int attempt,
+                                                RetryReason reason) noexcept {
   AttemptEvent e;
-  e.phase = AttemptPhase::start;
+  e.phase = phase;
   e.operation = c.operation;
   e.path_template = c.path_template;
   e.method = c.method;
   e.attempt = attempt;
   e.retry_reason = reason;
   e.bytes_sent = c.bytes_sent;
-  notify(*c.sink, e);
+  return e;
+}
+
+inline void attempt_started(const AttemptContext& c, int attempt, RetryReason reason) noexcept {
+  if (c.sink == nullptr) return;
+  notify(*c.sink, attempt_event(c, AttemptPhase::start, attempt, reason));
 }
 
 inline void attempt_ended(const AttemptContext& c, int attempt, RetryReason reason,
                           const Result<HttpResponse>& outcome, std::chrono::steady_clock::duration elapsed) noexcept {
   if (c.sink == nullptr) return;
-  AttemptEvent e;
-  e.phase = AttemptPhase::end;
-  e.operation = c.operation;
-  e.path_template = c.path_template;
-  e.method = c.method;
-  e.attempt = attempt;
-  e.retry_reason = reason;
-  e.bytes_sent = c.bytes_sent;
+  AttemptEvent e = attempt_event(c, AttemptPhase::end, attempt, reason);
   e.latency = std::chrono::duration_cast<std::chrono::microseconds>(elapsed);
   if (outcome) {
     e.status = outcome->status;

@@ -120,6 +120,20 @@ struct ClientCloser {
   return c;
 }
 
+/// Starts an asynchronous call of `state`: its base URL first (checked once,
+/// at construction), then `make_build(base)` builds each attempt's request.
+template <class T, class MakeBuild, class Map>
+void start_async(const std::shared_ptr<ClientState>& state, typename AsyncCall<T>::Spec spec, MakeBuild make_build,
+                 Map map, Completion<T> done, const StopToken& stop) {
+  auto base = state->ready();
+  if (!base) {
+    done(std::unexpected(std::move(base.error())));
+    return;
+  }
+  AsyncCall<T>::start(async_context(state), std::move(spec), make_build(*base), std::move(map), std::move(done),
+                      stop);
+}
+
 /// The future form of an asynchronous call, on its completion form.
 template <class T, class Start>
 [[nodiscard]] std::future<Result<T>> async_future(Start&& start) {
@@ -291,20 +305,17 @@ STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationReq
 
 STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completion<StudentExtended> done,
                                                   const CallOptions& call, StopToken stop) const {
-  auto base = state_->ready();
-  if (!base) {
-    done(std::unexpected(std::move(base.error())));
-    return;
-  }
-  using Call = detail::AsyncCall<StudentExtended>;
-  Call::Spec spec{Endpoint::get_student, false, true, call.retry ? *call.retry : state_->options.retry};
-  auto build = [state = state_.get(), base = *base, perm = std::string(perm), call] {
-    return detail::build_get_student(*base, state->options, perm, call, detail::ClientLimits::checked);
+  const RetryPolicy& policy = call.retry ? *call.retry : state_->options.retry;
+  auto build = [state = state_.get(), perm = std::string(perm), call](const auto& base) {
+    return [state, base, perm, call] {
+      return detail::build_get_student(*base, state->options, perm, call, detail::ClientLimits::checked);
+    };
   };
   auto map = [perm = std::string(perm)](Result<HttpResponse>&& outcome) {
     return map_get_student_response(outcome, perm);
   };
-  Call::start(detail::async_context(state_), std::move(spec), std::move(build), std::move(map), std::move(done), stop);
+  detail::start_async<StudentExtended>(state_, {Endpoint::get_student, false, true, policy}, std::move(build),
+                                       std::move(map), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async(std::string_view perm,
@@ -316,19 +327,16 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async
 
 STUDENTSVC_INLINE void Client::current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
                                                       const CallOptions& call, StopToken stop) const {
-  auto base = state_->ready();
-  if (!base) {
-    done(std::unexpected(std::move(base.error())));
-    return;
-  }
-  using Call = detail::AsyncCall<StudentExtended>;
-  Call::Spec spec{Endpoint::current_student, false, true, call.retry ? *call.retry : state_->options.retry};
-  auto build = [state = state_.get(), base = *base, jwt = std::string(user_jwt), call] {
-    return detail::build_student_request(*base, state->options, Endpoint::current_student,
-                                         std::string(current_student_path), jwt, call, detail::ClientLimits::checked);
+  const RetryPolicy& policy = call.retry ? *call.retry : state_->options.retry;
+  auto build = [state = state_.get(), jwt = std::string(user_jwt), call](const auto& base) {
+    return [state, base, jwt, call] {
+      return detail::build_student_request(*base, state->options, Endpoint::current_student,
+                                           std::string(current_student_path), jwt, call, detail::ClientLimits::checked);
+    };
   };
   auto map = [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); };
-  Call::start(detail::async_context(state_), std::move(spec), std::move(build), std::move(map), std::move(done), stop);
+  detail::start_async<StudentExtended>(state_, {Endpoint::current_student, false, true, policy}, std::move(build),
+                                       std::move(map), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_async(std::string_view user_jwt,
@@ -340,19 +348,15 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_a
 
 STUDENTSVC_INLINE void Client::conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
                                                    StopToken stop) const {
-  auto base = state_->ready();
-  if (!base) {
-    done(std::unexpected(std::move(base.error())));
-    return;
-  }
-  using Call = detail::AsyncCall<RawResponse>;
-  Call::Spec spec{Endpoint::conversation, !request.sub_path.empty(), request.idempotent,
-                  request.call.retry ? *request.call.retry : state_->options.retry};
-  auto build = [state = state_.get(), base = *base, request] {
-    return detail::build_conversation(*base, state->options, request, detail::ClientLimits::checked);
+  const RetryPolicy& policy = request.call.retry ? *request.call.retry : state_->options.retry;
+  auto build = [state = state_.get(), request](const auto& base) {
+    return [state, base, request] {
+      return detail::build_conversation(*base, state->options, request, detail::ClientLimits::checked);
+    };
   };
   auto map = [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); };
-  Call::start(detail::async_context(state_), std::move(spec), std::move(build), std::move(map), std::move(done), stop);
+  detail::start_async<RawResponse>(state_, {Endpoint::conversation, !request.sub_path.empty(), request.idempotent, policy},
+                                   std::move(build), std::move(map), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<RawResponse>> Client::conversation_async(const ConversationRequest& request,

@@ -180,7 +180,13 @@ constexpr std::size_t connection_bound = 4;
 
 // `requests` came, every one over HTTP/2, on a handful of connections at most.
 void check_multiplexed(const Http2Gateway& gateway, std::size_t requests) {
-  const auto seen = gateway.seen();
+  // nginx writes a stream's log line after it has sent the answer, so the
+  // last lines can land just after the client has them all: wait for them.
+  auto seen = gateway.seen();
+  for (const auto until = std::chrono::steady_clock::now() + 10s;
+       seen.requests < requests && std::chrono::steady_clock::now() < until; seen = gateway.seen()) {
+    std::this_thread::sleep_for(10ms);
+  }
   INFO(gateway.error_log());
   CHECK(seen.requests == requests);
   CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});

@@ -1,7 +1,9 @@
 // Fuzzes the decoding of an error response (status + body) into an ApiError,
 // its one-line text, and the scrubbing of secrets out of it. The first two
 // bytes pick the status; the next byte, how many of the following 8-byte
-// pieces are "secrets"; the rest is the body.
+// pieces are "secrets"; the rest is the body. The decoded fields are also
+// checked against a DOM reading of the same body (nlohmann's parse), so the
+// SDK's one-pass SAX reader keeps a DOM's meaning: last key wins, and so on.
 
 #include <algorithm>
 #include <cstddef>
@@ -10,8 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include <studentsvc/detail/redact.hpp>
+#include <nlohmann/json.hpp>
+
 #include <studentsvc/detail/error_body.hpp>
+#include <studentsvc/detail/json_depth.hpp>
+#include <studentsvc/detail/redact.hpp>
 #include <studentsvc/errors.hpp>
 
 namespace {
@@ -28,6 +33,39 @@ bool printable_one_line(std::string_view s) {
 }
 
 bool contains(const std::string& text, const std::string& secret) { return text.find(secret) != std::string::npos; }
+
+// The reference: the body as a DOM, read the way the interface's error objects are.
+struct DomReading {
+  bool object = false;
+  std::string message, detail;
+  studentsvc::ModelState model_state;
+};
+
+std::string dom_string(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+DomReading read_as_dom(std::string_view body) {
+  DomReading r;
+  if (studentsvc::detail::json_nests_deeper_than(body, studentsvc::detail::max_json_depth)) return r;
+  const auto json = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  if (!json.is_object()) return r;
+  r.object = true;
+  r.message = dom_string(json, "message");
+  r.detail = dom_string(json, "detail");
+  const auto state = json.find("modelState");
+  if (state == json.end() || !state->is_object()) return r;
+  for (const auto& [name, messages] : state->items()) {
+    auto& list = r.model_state[name];
+    if (messages.is_string()) list.push_back(messages.get<std::string>());
+    if (!messages.is_array()) continue;
+    for (const auto& m : messages) {
+      if (m.is_string()) list.push_back(m.get<std::string>());
+    }
+  }
+  return r;
+}
 
 }  // namespace
 
@@ -53,6 +91,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   studentsvc::ApiError e = studentsvc::decode_error_body(status, body);
   check(e.status == status);
+  const DomReading dom = read_as_dom(body);
+  if (dom.object) {
+    check(e.detail == dom.detail);
+    check(e.message == (dom.message.empty() ? (dom.detail.empty() ? e.message : dom.detail) : dom.message));
+    check(status != 400 || e.model_state == dom.model_state);
+  } else {
+    check(e.detail.empty() && e.model_state.empty());
+  }
   switch (status) {
     case 400: check(e.kind == studentsvc::ErrorKind::bad_request); break;
     case 401: check(e.kind == studentsvc::ErrorKind::unauthorized); break;

@@ -77,6 +77,34 @@ TEST_CASE("400 with modelState missing or not an object", "[errors]") {
   CHECK(e.message == "bad request");
 }
 
+TEST_CASE("error bodies: a key given twice counts as its last value; nested and foreign values are skipped",
+          "[errors]") {
+  // Last one wins, as a DOM keeps it: for message, detail, modelState and its entries.
+  auto e = studentsvc::decode_error_body(
+      400, R"({"message":"first","message":"second","detail":"d","detail":7,)"
+           R"("modelState":{"a":["gone"]},"modelState":{"p":["x"],"p":["y","z"],"q":{"r":["s"]},"t":[["u"],{"v":"w"},"kept"]}})");
+  CHECK(e.message == "second");
+  CHECK(e.detail.empty());
+  CHECK(e.model_state == studentsvc::ModelState{{"p", {"y", "z"}}, {"q", {}}, {"t", {"kept"}}});
+  // A message that is not a string is no message: the status says it.
+  e = studentsvc::decode_error_body(404, R"({"message":"x","message":{"text":"y"}})");
+  CHECK(e.message == "not found");
+  // modelState replaced by a non-object is empty; look-alike keys below the top level count for nothing.
+  e = studentsvc::decode_error_body(
+      400, R"({"modelState":{"p":["x"]},"modelState":null,"inner":{"message":"no","modelState":{"q":["no"]}}})");
+  CHECK(e.model_state.empty());
+  CHECK(e.message == "bad request");
+  // Not an object at the top, or not JSON to the end: nothing is read from it.
+  for (const std::string_view body : {R"([{"message":"no"}])", R"("message")", R"({"message":"no"} trailing)",
+                                      R"({"message":"no")", R"({"message":"no","modelState":{"p":["x"]},})"}) {
+    e = studentsvc::decode_error_body(400, body);
+    INFO(body);
+    CHECK(e.message == "bad request");
+    CHECK(e.model_state.empty());
+    CHECK(e.body_excerpt == body);
+  }
+}
+
 TEST_CASE("401 AuthErrorBody with detail", "[errors]") {
   const auto e = studentsvc::decode_error_body(401, R"({"detail":"Invalid API key."})");
   CHECK(e.kind == ErrorKind::unauthorized);

@@ -137,7 +137,9 @@ TEST_CASE("a student endpoint's 404 without a SimpleMessageModel is a wrong addr
   const auto endpoint = GENERATE(Endpoint::get_student, Endpoint::current_student);
   const std::string body = GENERATE(std::string("<html><body>Not Found</body></html>"), std::string(),
                                     std::string("{}"), std::string(R"({"message":404})"),
-                                    std::string(R"({"detail":"no route"})"), std::string(R"(["Student not found"])"));
+                                    std::string(R"({"detail":"no route"})"), std::string(R"(["Student not found"])"),
+                                    std::string(R"({"message":"Student not found","message":null})"),
+                                    std::string(R"({"error":{"message":"Student not found"}})"));
   CAPTURE(body);
   auto r = studentsvc::map_student_response(response(404, body), endpoint);
   REQUIRE_FALSE(r);

@@ -3,57 +3,125 @@
 /// @brief decode_error_body: the service's JSON error bodies (WebApiInvalidModel,
 /// SimpleMessageModel, AuthErrorBody) mapped to an ApiError.
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/detail/json_depth.hpp>
+#include <studentsvc/detail/json_sax.hpp>
 #include <studentsvc/errors.hpp>
 
 namespace studentsvc {
 namespace detail {
 
-[[nodiscard]] inline std::string string_member(const nlohmann::json& object, std::string_view key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string()) return {};
-  return it->get<std::string>();
-}
+/// SAX handler for the interface's error objects, read in one pass with no
+/// DOM: the top-level `message` and `detail` when they are strings, and
+/// `modelState`'s entries (an array of strings, or one string). A key that
+/// comes twice counts as its last value, as a DOM would keep it.
+class ErrorBodySax {
+ public:
+  using json = nlohmann::json;
 
-[[nodiscard]] inline ModelState decode_model_state(const nlohmann::json& object) {
-  ModelState state;
-  if (!object.is_object()) return state;
-  auto it = object.find("modelState");
-  if (it == object.end() || !it->is_object()) return state;
-  for (const auto& [name, messages] : it->items()) {
-    auto& list = state[name];
-    if (messages.is_array()) {
-      for (const auto& m : messages) {
-        if (m.is_string()) list.push_back(m.get<std::string>());
-      }
-    } else if (messages.is_string()) {
-      list.push_back(messages.get<std::string>());
-    }
+  bool object = false;                ///< the body is a JSON object
+  bool message_is_string = false;     ///< its `message` is a string (SimpleMessageModel)
+  std::string message;                ///< `message`, when a string
+  std::string detail;                 ///< `detail`, when a string (AuthErrorBody)
+  ModelState model_state;             ///< `modelState` (WebApiInvalidModel)
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool) { return value(nullptr); }
+  bool number_integer(json::number_integer_t) { return value(nullptr); }
+  bool number_unsigned(json::number_unsigned_t) { return value(nullptr); }
+  bool number_float(json::number_float_t, const json::string_t&) { return value(nullptr); }
+  bool binary(json::binary_t&) { return value(nullptr); }
+  bool string(json::string_t& text) { return value(&text); }
+  bool start_object(std::size_t) {
+    if (depth_ == 0) object = true;
+    if (depth_ == 1 && member_ == Member::model_state) in_model_state_ = true;
+    ++depth_;
+    return true;
   }
-  return state;
-}
+  bool end_object() {
+    if (--depth_ == 1) in_model_state_ = false;
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (depth_ == 2 && in_model_state_) messages_ = entry_;
+    ++depth_;
+    return true;
+  }
+  bool end_array() {
+    if (--depth_ == 2) messages_ = nullptr;
+    return true;
+  }
+  bool key(json::string_t& name) {
+    if (depth_ == 1) {
+      member_ = name == "message"      ? Member::message
+                : name == "detail"     ? Member::detail
+                : name == "modelState" ? Member::model_state
+                                       : Member::other;
+      if (member_ == Member::message) {
+        message.clear();
+        message_is_string = false;
+      } else if (member_ == Member::detail) {
+        detail.clear();
+      } else if (member_ == Member::model_state) {
+        model_state.clear();
+      }
+    } else if (depth_ == 2 && in_model_state_) {
+      entry_ = &model_state[std::move(name)];
+      entry_->clear();
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
 
-/// The parsed body, or `discarded` when it is not JSON or nests past the limit:
-/// the interface's error objects nest 3 deep, so a deeper body is kept as an
-/// excerpt instead of being built into a DOM of millions of levels.
-[[nodiscard]] inline nlohmann::json parse_error_body(std::string_view body) {
-  if (json_nests_deeper_than(body, max_json_depth)) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+ private:
+  enum class Member { other, message, detail, model_state };
+
+  // A scalar (`text` when it is a string) at the current depth.
+  bool value(json::string_t* text) {
+    if (text == nullptr) return true;
+    if (depth_ == 1 && member_ == Member::message) {
+      message = std::move(*text);
+      message_is_string = true;
+    } else if (depth_ == 1 && member_ == Member::detail) {
+      detail = std::move(*text);
+    } else if (depth_ == 2 && in_model_state_) {
+      entry_->push_back(std::move(*text));
+    } else if (depth_ == 3 && messages_ != nullptr) {
+      messages_->push_back(std::move(*text));
+    }
+    return true;
+  }
+
+  std::size_t depth_ = 0;                          // containers open
+  Member member_ = Member::other;                  // the top-level key whose value comes next
+  bool in_model_state_ = false;                    // depth 2 is the modelState object
+  std::vector<std::string>* entry_ = nullptr;      // the modelState entry whose value comes next
+  std::vector<std::string>* messages_ = nullptr;   // depth 3 is that entry's array of messages
+};
+
+/// `body` read as the interface's error objects; nullopt when it is not JSON
+/// or nests past the limit (the interface's error objects nest 3 deep, so a
+/// deeper body is kept as an excerpt instead of being parsed).
+[[nodiscard]] inline std::optional<ErrorBodySax> read_error_body(std::string_view body) {
+  if (json_nests_deeper_than(body, max_json_depth)) return std::nullopt;
+  ErrorBodySax sax;
+  if (!sax_parse_json(body, &sax)) return std::nullopt;
+  return sax;
 }
 
 /// True when `body` is the interface's SimpleMessageModel: a JSON object with a
 /// string `message`. The student endpoints answer 401 and 404 with it.
 [[nodiscard]] inline bool is_simple_message_body(std::string_view body) {
-  const auto json = parse_error_body(body);
-  if (!json.is_object()) return false;
-  const auto it = json.find("message");
-  return it != json.end() && it->is_string();
+  const auto read = read_error_body(body);
+  return read && read->object && read->message_is_string;
 }
 
 }  // namespace detail
@@ -72,12 +140,12 @@ namespace detail {
     case 404: e.kind = ErrorKind::not_found; break;
     default: e.kind = ErrorKind::http_status; break;
   }
-  const auto json = detail::parse_error_body(body);
-  const bool decoded = json.is_object();
+  auto read = detail::read_error_body(body);
+  const bool decoded = read && read->object;
   if (decoded) {
-    e.message = detail::string_member(json, "message");
-    e.detail = detail::string_member(json, "detail");
-    if (e.kind == ErrorKind::bad_request) e.model_state = detail::decode_model_state(json);
+    e.message = std::move(read->message);
+    e.detail = std::move(read->detail);
+    if (e.kind == ErrorKind::bad_request) e.model_state = std::move(read->model_state);
   }
   if (e.message.empty()) e.message = e.detail.empty() ? detail::default_status_message(status) : e.detail;
   if ((!decoded || e.kind == ErrorKind::http_status) && !body.empty()) e.body_excerpt = detail::excerpt(body);

@@ -4,6 +4,7 @@
 /// error passes through, a non-2xx decodes the error body, a 2xx decodes the model.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,11 +24,11 @@
 
 namespace studentsvc {
 
-/// @brief The ApiError of a non-2xx response, with `Retry-After` when the server
-/// sent one, and the server's request id (from default_request_id_headers; a
-/// Client looks in its ClientOptions::request_id_headers).
-[[nodiscard]] inline ApiError error_from_response(const HttpResponse& response) {
-  ApiError e = decode_error_body(response.status, response.body);
+namespace detail {
+
+/// error_from_response on a body already read (`read`: read_error_body(response.body)).
+[[nodiscard]] inline ApiError error_from_response(const HttpResponse& response, std::optional<ErrorBodySax> read) {
+  ApiError e = error_from_body(response.status, response.body, std::move(read));
   e.request_id = std::string(detail::find_request_id(response.headers, default_request_id_headers));
   if (const auto header = response.headers.find("Retry-After")) {
     if (const auto wait = parse_retry_after(*header, std::chrono::system_clock::now())) {
@@ -35,6 +36,15 @@ namespace studentsvc {
     }
   }
   return e;
+}
+
+}  // namespace detail
+
+/// @brief The ApiError of a non-2xx response, with `Retry-After` when the server
+/// sent one, and the server's request id (from default_request_id_headers; a
+/// Client looks in its ClientOptions::request_id_headers).
+[[nodiscard]] inline ApiError error_from_response(const HttpResponse& response) {
+  return detail::error_from_response(response, detail::read_error_body(response.body));
 }
 
 namespace detail {
@@ -51,8 +61,11 @@ inline constexpr std::string_view endpoint_not_found_message =
 /// a roster job with a wrong path prefix then fails as one configuration error
 /// instead of reporting every student as missing.
 [[nodiscard]] inline ApiError student_error_from_response(const HttpResponse& response) {
-  ApiError e = error_from_response(response);
-  if (e.status == 404 && !is_simple_message_body(response.body)) {
+  auto read = read_error_body(response.body);  // once: the ApiError and the check below both need it
+  // The interface's SimpleMessageModel: a JSON object with a string `message`.
+  const bool simple_message = read && read->message_is_string;
+  ApiError e = error_from_response(response, std::move(read));
+  if (e.status == 404 && !simple_message) {
     e.kind = ErrorKind::http_status;
     e.message = std::string(endpoint_not_found_message);
     if (e.body_excerpt.empty() && !response.body.empty()) e.body_excerpt = excerpt(response.body);

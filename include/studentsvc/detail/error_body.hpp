@@ -27,7 +27,6 @@ class ErrorBodySax {
  public:
   using json = nlohmann::json;
 
-  bool object = false;                ///< the body is a JSON object
   bool message_is_string = false;     ///< its `message` is a string (SimpleMessageModel)
   std::string message;                ///< `message`, when a string
   std::string detail;                 ///< `detail`, when a string (AuthErrorBody)
@@ -41,7 +40,7 @@ class ErrorBodySax {
   bool binary(json::binary_t&) { return value(nullptr); }
   bool string(json::string_t& text) { return value(&text); }
   bool start_object(std::size_t) {
-    if (depth_ == 0) object = true;
+    if (depth_ == 0) object_ = true;
     if (depth_ == 1 && member_ == Member::model_state) in_model_state_ = true;
     ++depth_;
     return true;
@@ -80,6 +79,8 @@ class ErrorBodySax {
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+  /// True when the body is a JSON object (anything else holds none of the fields).
+  [[nodiscard]] bool object() const noexcept { return object_; }
 
  private:
   enum class Member { other, message, detail, model_state };
@@ -100,6 +101,7 @@ class ErrorBodySax {
     return true;
   }
 
+  bool object_ = false;                            // the body is a JSON object
   std::size_t depth_ = 0;                          // containers open
   Member member_ = Member::other;                  // the top-level key whose value comes next
   bool in_model_state_ = false;                    // depth 2 is the modelState object
@@ -107,30 +109,19 @@ class ErrorBodySax {
   std::vector<std::string>* messages_ = nullptr;   // depth 3 is that entry's array of messages
 };
 
-/// `body` read as the interface's error objects; nullopt when it is not JSON
-/// or nests past the limit (the interface's error objects nest 3 deep, so a
-/// deeper body is kept as an excerpt instead of being parsed).
+/// `body` read as the interface's error objects; nullopt when it is not a JSON
+/// object or nests past the limit (the interface's error objects nest 3 deep,
+/// so a deeper body is kept as an excerpt instead of being parsed).
 [[nodiscard]] inline std::optional<ErrorBodySax> read_error_body(std::string_view body) {
   if (json_nests_deeper_than(body, max_json_depth)) return std::nullopt;
   ErrorBodySax sax;
-  if (!sax_parse_json(body, &sax)) return std::nullopt;
+  if (!sax_parse_json(body, &sax) || !sax.object()) return std::nullopt;
   return sax;
 }
 
-/// True when `body` is the interface's SimpleMessageModel: a JSON object with a
-/// string `message`. The student endpoints answer 401 and 404 with it.
-[[nodiscard]] inline bool is_simple_message_body(std::string_view body) {
-  const auto read = read_error_body(body);
-  return read && read->object && read->message_is_string;
-}
-
-}  // namespace detail
-
-/// @brief Maps a non-2xx status and its body to an ApiError.
-///
-/// The body is decoded as the interface's error objects when it is JSON; a body
-/// that is not JSON (an HTML page from a proxy) still maps by status alone.
-[[nodiscard]] inline ApiError decode_error_body(int status, std::string_view body) {
+/// decode_error_body on a body already read (`read`: read_error_body(body)),
+/// for a caller that needs more of the reading than the ApiError keeps.
+[[nodiscard]] inline ApiError error_from_body(int status, std::string_view body, std::optional<ErrorBodySax> read) {
   ApiError e;
   e.status = status;
   e.retryable = is_retryable_status(status);
@@ -140,16 +131,24 @@ class ErrorBodySax {
     case 404: e.kind = ErrorKind::not_found; break;
     default: e.kind = ErrorKind::http_status; break;
   }
-  auto read = detail::read_error_body(body);
-  const bool decoded = read && read->object;
-  if (decoded) {
+  if (read) {
     e.message = std::move(read->message);
     e.detail = std::move(read->detail);
     if (e.kind == ErrorKind::bad_request) e.model_state = std::move(read->model_state);
   }
-  if (e.message.empty()) e.message = e.detail.empty() ? detail::default_status_message(status) : e.detail;
-  if ((!decoded || e.kind == ErrorKind::http_status) && !body.empty()) e.body_excerpt = detail::excerpt(body);
+  if (e.message.empty()) e.message = e.detail.empty() ? default_status_message(status) : e.detail;
+  if ((!read || e.kind == ErrorKind::http_status) && !body.empty()) e.body_excerpt = excerpt(body);
   return e;
+}
+
+}  // namespace detail
+
+/// @brief Maps a non-2xx status and its body to an ApiError.
+///
+/// The body is decoded as the interface's error objects when it is JSON; a body
+/// that is not JSON (an HTML page from a proxy) still maps by status alone.
+[[nodiscard]] inline ApiError decode_error_body(int status, std::string_view body) {
+  return detail::error_from_body(status, body, detail::read_error_body(body));
 }
 
 }  // namespace studentsvc

@@ -113,15 +113,17 @@ class Http2Gateway {
     std::size_t requests = 0;
     std::set<std::string> connections;
     std::set<std::string> protocols;
+    std::size_t handshakes = 0;  ///< TLS handshakes, full or resumed: one per connection
   };
   [[nodiscard]] Seen seen() const {
     Seen s;
     std::istringstream lines(read(dir_ / "access.log"));
     std::string connection;
     std::string protocol;
-    while (lines >> connection >> protocol) {
+    std::string reused;
+    while (lines >> connection >> protocol >> reused) {
       ++s.requests;
-      s.connections.insert(connection);
+      if (s.connections.insert(connection).second) ++s.handshakes;
       s.protocols.insert(protocol);
     }
     return s;
@@ -135,7 +137,7 @@ class Http2Gateway {
            "http {\n"
            "  client_body_temp_path " + d + "; proxy_temp_path " + d + "; fastcgi_temp_path " + d + ";\n"
            "  uwsgi_temp_path " + d + "; scgi_temp_path " + d + ";\n"
-           "  log_format connections '$connection $server_protocol';\n"
+           "  log_format connections '$connection $server_protocol $ssl_session_reused';\n"
            "  server {\n"
            "    listen 127.0.0.1:" + std::to_string(port_) + " ssl http2;\n"
            "    ssl_certificate " + pki.server_cert.string() + ";\n"
@@ -178,8 +180,8 @@ studentsvc::Client client_of(const Http2Gateway& gateway, const studentsvc::test
 // it (CURLOPT_PIPEWAIT); before the fix the batches below opened dozens.
 constexpr std::size_t connection_bound = 4;
 
-// `requests` came, every one over HTTP/2, on a handful of connections at most.
-void check_multiplexed(const Http2Gateway& gateway, std::size_t requests) {
+// `requests` came, every one over HTTP/2, on at most `bound` connections.
+void check_multiplexed(const Http2Gateway& gateway, std::size_t requests, std::size_t bound = connection_bound) {
   // nginx writes a stream's log line after it has sent the answer, so the
   // last lines can land just after the client has them all: wait for them.
   auto seen = gateway.seen();
@@ -190,7 +192,8 @@ void check_multiplexed(const Http2Gateway& gateway, std::size_t requests) {
   INFO(gateway.error_log());
   CHECK(seen.requests == requests);
   CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});
-  CHECK(seen.connections.size() <= connection_bound);
+  CHECK(seen.connections.size() <= bound);
+  CHECK(seen.handshakes == seen.connections.size());
 }
 
 }  // namespace
@@ -256,4 +259,26 @@ TEST_CASE("HTTP/2: CurlTransport::send_all multiplexes a batch on one connection
     }
   }
   check_multiplexed(gateway, 2 * requests.size());
+}
+
+TEST_CASE("HTTP/2: a blocking call and a batch of one Client share one connection and one TLS handshake",
+          "[http2][tls][pool]") {
+  const studentsvc::test::TestPki pki;
+  const Http2Gateway gateway(pki);
+  REQUIRE(gateway.running());
+  const auto client = client_of(gateway, pki);
+  const auto first = client.get_student("1999999");
+  INFO((first ? std::string("ok") : studentsvc::to_string(first.error())));
+  REQUIRE(first);
+  const auto roster = perms(1000);
+  const auto results = client.get_students(roster);
+  REQUIRE(results.size() == roster.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    INFO(i << ": " << (results[i] ? std::string("ok") : studentsvc::to_string(results[i].error())));
+    REQUIRE(results[i]);
+  }
+  const auto last = client.get_student("1999998");
+  REQUIRE(last);
+  // One pool for every form: the blocking calls ride the batch's connection.
+  check_multiplexed(gateway, roster.size() + 2, 1);
 }

@@ -60,11 +60,28 @@ HttpRequest lookup(std::string_view perm, std::string key) {
   return req;
 }
 
-/// The two drivers of the one engine: send_with_retry, and the batch loop
-/// (detail::send_all_with_retry) with a batch of one.
-enum class Path { single, batch };
+/// The two runtimes of the one call pipeline: blocking (send_with_retry) and
+/// asynchronous (the transport's send_async and run_after).
+enum class Path { single, async };
 
-std::string_view name(Path path) { return path == Path::single ? "send_with_retry" : "send_all_with_retry"; }
+std::string_view name(Path path) { return path == Path::single ? "blocking" : "asynchronous"; }
+
+/// A transport whose waits (run_after) pass on simulated time, so the
+/// asynchronous runtime runs here, with no real clock.
+class OnSimulatedTime final : public studentsvc::Transport {
+ public:
+  OnSimulatedTime(studentsvc::Transport& inner, const studentsvc::detail::RetryClock& clock)
+      : inner_(inner), clock_(clock) {}
+  studentsvc::Result<HttpResponse> send(const HttpRequest& request) override { return inner_.send(request); }
+  void run_after(milliseconds delay, std::function<void(bool)> fn, studentsvc::StopToken) override {
+    clock_.sleep(delay);
+    fn(true);
+  }
+
+ private:
+  studentsvc::Transport& inner_;
+  const studentsvc::detail::RetryClock& clock_;
+};
 
 struct Run {
   studentsvc::Result<HttpResponse> outcome;
@@ -87,15 +104,26 @@ Run run(FakeTransport& fake, const RetryPolicy& policy, Path path = Path::single
   if (path == Path::single) {
     outcome = studentsvc::send_with_retry(fake, request, policy, idempotent, jitter, logger, sim.clock(), attempts);
   } else {
-    std::vector<int> counts;
-    int rounds = 0;
-    auto outs = studentsvc::detail::send_all_with_retry(fake, std::span<const HttpRequest>(&request, 1), 4, policy,
-                                                        jitter, logger, sim.clock(), counts, rounds);
-    REQUIRE(outs.size() == 1);
-    REQUIRE(counts.size() == 1);
-    outcome = std::move(outs.front());
-    attempts = counts.front();
-    CHECK(rounds == attempts);  // a batch of one: one round per attempt
+    const auto clock = sim.clock();
+    OnSimulatedTime transport(fake, clock);
+    static const std::vector<std::string> no_ids;
+    studentsvc::detail::CallContext context;
+    context.runtime = studentsvc::detail::CallRuntime{&transport, &clock, false};
+    context.logger = &logger;
+    context.request_id_headers = &no_ids;
+    context.jitter = &jitter;
+    bool done = false;
+    studentsvc::detail::Call<HttpResponse>::start(
+        std::move(context), {"retry", studentsvc::Endpoint::get_student, false, idempotent, policy},
+        [&request]() -> studentsvc::Result<HttpRequest> { return request; },
+        [](studentsvc::Result<HttpResponse>&& o) { return std::move(o); },
+        [&](studentsvc::Result<HttpResponse> r, int n) {
+          outcome = std::move(r);
+          attempts = n;
+          done = true;
+        },
+        {});
+    REQUIRE(done);  // a send-only transport runs the whole call before start returns
   }
   return Run{std::move(outcome), attempts, sim.elapsed(), sim.sleeps(), logs.texts()};
 }
@@ -354,7 +382,7 @@ TEST_CASE("should_retry", "[retry]") {
 
 
 TEST_CASE("the engine retries transport errors and transient statuses", "[retry][engine]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   CAPTURE(name(path));
   FakeTransport fake;
   SECTION("success after failures") {
@@ -415,7 +443,7 @@ TEST_CASE("the engine retries transport errors and transient statuses", "[retry]
 }
 
 TEST_CASE("the engine never retries final statuses", "[retry][engine]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   const int status = GENERATE(200, 201, 400, 401, 403, 404, 409, 501);
   CAPTURE(name(path), status);
   FakeTransport fake;
@@ -451,7 +479,7 @@ TEST_CASE("send_with_retry: no retry when not idempotent", "[retry][engine]") {
 }
 
 TEST_CASE("the engine: max_attempts of 1, 0 or less makes one attempt", "[retry][engine]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   const int max_attempts = GENERATE(1, 0, -3, std::numeric_limits<int>::min());
   CAPTURE(name(path), max_attempts);
   FakeTransport fake;
@@ -470,7 +498,7 @@ TEST_CASE("the engine: max_attempts of 1, 0 or less makes one attempt", "[retry]
 }
 
 TEST_CASE("the engine honours Retry-After in every form", "[retry][engine][http-date]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   CAPTURE(name(path));
   FakeTransport fake;
   RetryPolicy p = fast(2);
@@ -518,7 +546,7 @@ TEST_CASE("the engine honours Retry-After in every form", "[retry][engine][http-
 }
 
 TEST_CASE("the engine keeps within max_total_time", "[retry][engine][total]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   CAPTURE(name(path));
   SimulatedTime time;
   FakeTransport fake([](const HttpRequest&) -> studentsvc::Result<HttpResponse> { return HttpResponse{503, {}, {}}; });
@@ -597,7 +625,7 @@ TEST_CASE("the engine keeps within max_total_time", "[retry][engine][total]") {
 }
 
 TEST_CASE("the engine refuses a zero or negative max_total_time without sending", "[retry][engine]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   const milliseconds bad = GENERATE(milliseconds{0}, milliseconds{-1}, milliseconds::min());
   CAPTURE(name(path), bad.count());
   FakeTransport fake;
@@ -613,7 +641,7 @@ TEST_CASE("the engine refuses a zero or negative max_total_time without sending"
 
 TEST_CASE("milliseconds::max() in every duration of the policy means no bound, without overflow",
           "[retry][engine]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   CAPTURE(name(path));
   FakeTransport fake;
   fake.respond(503, "", Headers{{"Retry-After", "0"}});
@@ -648,7 +676,7 @@ TEST_CASE("the engine's jitter is deterministic under a seed, the same on both p
   const auto a = sleeps(Path::single, 42);
   REQUIRE(a.size() == 7);
   CHECK(a == sleeps(Path::single, 42));
-  CHECK(a == sleeps(Path::batch, 42));
+  CHECK(a == sleeps(Path::async, 42));
   CHECK(a != sleeps(Path::single, 7));
   const milliseconds bounds[] = {100ms, 200ms, 400ms, 800ms, 1s, 1s, 1s};
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -658,7 +686,7 @@ TEST_CASE("the engine's jitter is deterministic under a seed, the same on both p
 }
 
 TEST_CASE("the engine logs retries at info without secrets", "[retry][engine]") {
-  const Path path = GENERATE(Path::single, Path::batch);
+  const Path path = GENERATE(Path::single, Path::async);
   CAPTURE(name(path));
   FakeTransport fake;
   fake.respond(503);
@@ -686,156 +714,21 @@ TEST_CASE("send_with_retry without a clock still works on the real clock", "[ret
   CHECK(attempts == 2);
 }
 
-namespace {
-
-/// A batch on simulated time: each request's URL names its script.
-struct Batch {
-  std::vector<studentsvc::Result<HttpResponse>> outcomes;
-  std::vector<int> attempts;
-  int rounds = 0;
-  std::vector<milliseconds> sleeps;
-  std::vector<std::string> logs;
-};
-
-Batch run_batch(FakeTransport& fake, const RetryPolicy& policy, const std::vector<std::string>& urls,
-                SimulatedTime& time) {
-  std::vector<HttpRequest> requests(urls.size());
-  for (std::size_t i = 0; i < urls.size(); ++i) requests[i].url = urls[i];
-  studentsvc::JitterSource jitter(policy.jitter_seed);
-  const LogCapture logs;
-  Batch b;
-  b.outcomes = studentsvc::detail::send_all_with_retry(fake, requests, 0, policy, jitter,
-                                                       logs.logger(studentsvc::LogLevel::info), time.clock(),
-                                                       b.attempts, b.rounds);
-  b.sleeps = time.sleeps();
-  b.logs = logs.texts();
-  return b;
-}
-
-/// Answers by URL: `script[url]` lists the statuses (with a Retry-After after
-/// a '/' when given, e.g. "503/2") of its attempts; the last one repeats.
-FakeTransport::Handler scripted(std::map<std::string, std::vector<std::string>> script) {
-  auto seen = std::make_shared<std::map<std::string, std::size_t>>();
-  return [script = std::move(script), seen](const HttpRequest& r) -> studentsvc::Result<HttpResponse> {
-    const auto& steps = script.at(r.url);
-    const std::size_t n = std::min((*seen)[r.url]++, steps.size() - 1);
-    const std::string& step = steps[n];
-    if (step == "reset") return studentsvc::make_error(ErrorKind::transport, "reset");
-    const auto slash = step.find('/');
-    HttpResponse res{std::stoi(step.substr(0, slash)), {}, r.url};
-    if (slash != std::string::npos) res.headers.set("Retry-After", step.substr(slash + 1));
-    return res;
-  };
-}
-
-}  // namespace
-
-TEST_CASE("batch: retryable lookups are resent together, after one wait per round", "[retry][engine][batch]") {
-  SimulatedTime time;
-  FakeTransport fake(scripted({{"a", {"503/2", "200"}},
-                               {"b", {"429/5", "503/1", "200"}},
-                               {"c", {"200"}},
-                               {"d", {"404"}},
-                               {"e", {"reset", "reset", "reset", "reset"}},
-                               {"f", {"503"}}}));
-  RetryPolicy p = fast(3);
-  const auto b = run_batch(fake, p, {"a", "b", "c", "d", "e", "f"}, time);
-  REQUIRE(b.outcomes.size() == 6);
-  // The longest Retry-After of each round, once per round.
-  CHECK(b.sleeps == std::vector<milliseconds>{5s, 1s});
-  CHECK(b.rounds == 3);
-  CHECK(b.attempts == std::vector<int>{2, 3, 1, 1, 3, 3});
-  REQUIRE(b.outcomes[0]);
-  CHECK(b.outcomes[0]->status == 200);
-  REQUIRE(b.outcomes[1]);
-  CHECK(b.outcomes[1]->status == 200);
-  CHECK(b.outcomes[2]->status == 200);
-  CHECK(b.outcomes[3]->status == 404);
-  REQUIRE_FALSE(b.outcomes[4]);
-  CHECK(b.outcomes[4].error().kind == ErrorKind::transport);
-  CHECK(b.outcomes[5]->status == 503);
-  CHECK(fake.request_count() == 2 + 3 + 1 + 1 + 3 + 3);
-  REQUIRE(b.logs.size() == 2);
-  CHECK_THAT(b.logs[0], Catch::Contains("retrying 4 lookup(s) after attempt 1, waiting 5000 ms"));
-  CHECK_THAT(b.logs[1], Catch::Contains("retrying 3 lookup(s) after attempt 2, waiting 1000 ms"));
-}
-
-TEST_CASE("batch: the longest Retry-After is capped, and one past the deadline ends every retry",
-          "[retry][engine][batch][total]") {
-  SimulatedTime time;
-  FakeTransport fake(scripted({{"a", {"503/1", "200"}}, {"b", {"503/3600", "200"}}, {"c", {"503", "200"}}}));
-  RetryPolicy p = fast(3);
-  SECTION("capped") {
-    p.max_retry_after = 2s;
-    const auto b = run_batch(fake, p, {"a", "b", "c"}, time);
-    CHECK(b.sleeps == std::vector<milliseconds>{2s});
-    for (const auto& o : b.outcomes) CHECK(o->status == 200);
-  }
-  SECTION("past the deadline: the round's outcomes are final") {
-    p.max_total_time = 1500ms;
-    const auto b = run_batch(fake, p, {"a", "b", "c"}, time);
-    CHECK(b.sleeps.empty());
-    CHECK(b.rounds == 1);
-    CHECK(b.attempts == std::vector<int>{1, 1, 1});
-    for (const auto& o : b.outcomes) CHECK(o->status == 503);
-    REQUIRE(b.logs.size() == 1);
-    CHECK_THAT(b.logs[0], Catch::Contains("giving up"));
-  }
-}
-
-TEST_CASE("batch: a transport that returns too few or too many outcomes still gives one per lookup",
-          "[retry][engine][batch]") {
-  struct Short : studentsvc::Transport {
-    std::size_t extra = 0;
-    bool fewer = true;
-    studentsvc::Result<HttpResponse> send(const HttpRequest&) override { return HttpResponse{200, {}, {}}; }
-    std::vector<studentsvc::Result<HttpResponse>> send_all(std::span<const HttpRequest> rs, std::size_t) override {
-      std::vector<studentsvc::Result<HttpResponse>> out(fewer ? rs.size() - 1 : rs.size() + 2,
-                                                         HttpResponse{200, {}, {}});
-      return out;
-    }
-  } transport;
-  SimulatedTime time;
-  std::vector<HttpRequest> requests(3);
-  studentsvc::JitterSource jitter(1);
-  std::vector<int> attempts;
-  int rounds = 0;
-  for (const bool fewer : {true, false}) {
-    transport.fewer = fewer;
-    const auto out = studentsvc::detail::send_all_with_retry(transport, requests, 2, RetryPolicy::none(), jitter,
-                                                             studentsvc::Logger{}, time.clock(), attempts, rounds);
-    REQUIRE(out.size() == 3);
-    CHECK(attempts == std::vector<int>{1, 1, 1});
-    if (fewer) {
-      REQUIRE_FALSE(out[2]);
-      CHECK(out[2].error().kind == ErrorKind::transport);
-    } else {
-      CHECK(out[2]->status == 200);
-    }
-  }
-}
-
 TEST_CASE("RetryRun: outcome in, decision out, with no clock of its own", "[retry][engine]") {
   using studentsvc::detail::RetryRun;
   const std::chrono::steady_clock::time_point t0{};
   const auto wall = at(rfc_example_epoch);
   RetryPolicy p = fast(3);
   studentsvc::JitterSource jitter(1);
-  RetryRun run(p, 2, true, t0);
-  CHECK(run.pending() == std::vector<std::size_t>{0, 1});
+  RetryRun run(p, true, t0);
   CHECK(run.timeout(30s, t0) == 30s);
-  std::vector<studentsvc::Result<HttpResponse>> round{HttpResponse{503, {{"Retry-After", "2"}}, {}},
-                                                       HttpResponse{200, {}, {}}};
-  auto d = run.record(round, jitter, t0, wall);
+  auto d = run.record(HttpResponse{503, {{"Retry-After", "2"}}, {}}, jitter, t0, wall);
   CHECK(d.retry);
   CHECK(d.wait == 2s);
-  CHECK(run.pending() == std::vector<std::size_t>{0});
-  round = {HttpResponse{200, {}, {}}};
-  d = run.record(round, jitter, t0 + 2s, wall + 2s);
+  d = run.record(HttpResponse{200, {}, {}}, jitter, t0 + 2s, wall + 2s);
   CHECK_FALSE(d.retry);
   CHECK_FALSE(d.out_of_time);
-  CHECK(run.pending().empty());
-  CHECK(run.attempts(0) == 2);
-  CHECK(run.attempts(1) == 1);
-  CHECK(run.rounds() == 2);
+  CHECK(run.attempts() == 2);
+  RetryRun once(p, false, t0);  // not idempotent: one attempt, whatever the outcome
+  CHECK_FALSE(once.record(HttpResponse{503, {}, {}}, jitter, t0, wall).retry);
 }

@@ -29,11 +29,9 @@ struct CurlTransportOptions {
   /// Permits `http://` URLs. The Client sets it only with the loopback opt-in
   /// and has already refused non-loopback hosts.
   bool allow_http = false;
-  /// Idle connections kept for reuse across calls and threads: each pooled
-  /// easy handle keeps its own connection, and at most this many idle handles
-  /// are kept. Keep it at or above the number of threads calling at once:
-  /// past it, a finished call closes its connection and a later one pays a
-  /// new TCP and TLS handshake.
+  /// Transfers in flight at once on the transport's event loop (later ones
+  /// queue), and idle connections kept open for reuse. Every form of call
+  /// (blocking, asynchronous, batches) shares this one pool.
   long max_connections = 64;
 };
 
@@ -44,13 +42,12 @@ struct CurlTransportState;  // the handle pool, batch engines and socket registr
 /// @brief The default Transport, on libcurl.
 ///
 /// Thread safety: one CurlTransport may be shared by any number of threads.
-/// Each transfer takes an easy handle from a pool, and each pooled handle keeps
-/// its connection open (keep-alive, HTTP/2 where offered over TLS), so
-/// connections are reused across calls and threads. DNS and TLS sessions are
-/// shared under locks; connections are not shared between handles, since
-/// libcurl does not support sharing them between concurrent threads. Redirects are
-/// never followed: a 3xx comes back as a response, so credentials never go to
-/// another host.
+/// Every transfer, whether from `send`, `send_all` or `send_async`, runs on the
+/// transport's one event thread (the curl multi interface), so all of them
+/// share one connection pool: keep-alive, and HTTP/2 multiplexing where the
+/// server offers it over TLS. Redirects are never followed: a 3xx comes back
+/// as a response, so credentials never go to another host.
+/// @sa docs/pipeline.md
 ///
 /// Connection trust: a kept-alive connection that holds unread bytes or a
 /// hang-up when a request is about to go out on it (a late 408, junk after a
@@ -75,20 +72,19 @@ class CurlTransport : public Transport {
   /// @brief The options this transport was built with.
   [[nodiscard]] const CurlTransportOptions& options() const noexcept;
 
-  /// @brief Sends one request on a pooled easy handle (and its kept-alive connection).
+  /// @brief Sends one request on the event loop and waits for its response.
+  ///
+  /// Inside a completion (on the event thread, which the loop cannot wait for
+  /// there) it runs on a connection of its own instead.
   [[nodiscard]] STUDENTSVC_INLINE Result<HttpResponse> send(const HttpRequest& request) override;
 
-  /// @brief Sends a batch on the curl multi interface; results in input order.
+  /// @brief Sends a batch on the event loop; results in input order.
   ///
-  /// At most `max_concurrency` transfers run at once (0 counts as 1), over at
-  /// most that many connections to one host (CURLMOPT_MAX_HOST_CONNECTIONS);
-  /// where the server offers HTTP/2 the transfers share a connection as
-  /// multiplexed streams. One failed transfer never fails the others.
-  ///
-  /// A batch runs on a pooled engine (a multi handle and its easy handles)
-  /// that one batch uses at a time, so any number of threads may call this
-  /// at once; the engine's connections stay open for the next batch. Batch
-  /// transfers share DNS and TLS sessions, but not connections, with `send`.
+  /// At most `max_concurrency` of its transfers run at once (0 counts as 1),
+  /// on the connections every other call of this transport uses; where the
+  /// server offers HTTP/2 they share a connection as multiplexed streams. One
+  /// failed transfer never fails the others. Any number of threads may call
+  /// this at once.
   [[nodiscard]] STUDENTSVC_INLINE std::vector<Result<HttpResponse>> send_all(std::span<const HttpRequest> requests,
                                                                              std::size_t max_concurrency) override;
 

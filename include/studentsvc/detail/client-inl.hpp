@@ -17,8 +17,9 @@
 
 #include <studentsvc/client.hpp>
 #include <studentsvc/conversation.hpp>
-#include <studentsvc/detail/async_call.hpp>
 #include <studentsvc/detail/attempt_events.hpp>
+#include <studentsvc/detail/call/pipeline.hpp>
+#include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/default_transport.hpp>
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/detail/redact.hpp>
@@ -69,7 +70,7 @@ struct ClientState {
   std::shared_ptr<Transport> transport;
   JitterSource jitter;
   std::vector<std::string> url_secrets = client_url_secrets(options);
-  AsyncCallRegistry calls;  ///< The asynchronous calls in flight.
+  CallRegistry calls;  ///< The asynchronous calls in flight.
   /// The client-wide rate limit, retry budget and Retry-After pause; null
   /// (nothing to pay) when neither a rate limit nor a retry budget is set.
   std::shared_ptr<ClientThrottle> throttle =
@@ -106,32 +107,94 @@ struct ClientCloser {
   std::shared_ptr<ClientState> state;
 };
 
-/// What an asynchronous call of `state` needs; the call keeps `state` alive.
-[[nodiscard]] inline AsyncCallContext async_context(const std::shared_ptr<ClientState>& state) {
-  AsyncCallContext c;
-  c.owner = state;
-  c.transport = state->transport.get();
-  c.options = &state->options;
-  c.jitter = &state->jitter;
-  c.registry = &state->calls;
-  c.throttle = state->throttle.get();
+/// The retry policy of a call: the call's own, else the client's.
+[[nodiscard]] inline const RetryPolicy& policy_for(const ClientState& state, const CallOptions& call) noexcept {
+  return call.retry ? *call.retry : state.options.retry;
+}
+
+/// One call of the client: what it is, how each attempt's request is built
+/// (again after a 401, with fresh credentials), and how its answer is mapped.
+template <class T>
+struct ClientCall {
+  CallSpec spec;
+  typename Call<T>::Build build;
+  typename Call<T>::Map map;
+};
+
+[[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
+                                                                  std::string_view perm, const CallOptions& call) {
+  return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
+           policy_for(state, call)},
+          [&state, &base, perm = std::string(perm), call] {
+            return build_get_student(base, state.options, perm, call, ClientLimits::checked);
+          },
+          [perm = std::string(perm)](Result<HttpResponse>&& outcome) { return map_get_student_response(outcome, perm); }};
+}
+
+[[nodiscard]] inline ClientCall<StudentExtended> current_student_call(const ClientState& state, const BaseUrl& base,
+                                                                      std::string_view user_jwt,
+                                                                      const CallOptions& call) {
+  return {{std::string(operation_of(Endpoint::current_student)), Endpoint::current_student, false, true,
+           policy_for(state, call)},
+          [&state, &base, jwt = std::string(user_jwt), call] {
+            return build_student_request(base, state.options, Endpoint::current_student,
+                                         std::string(current_student_path), jwt, call, ClientLimits::checked);
+          },
+          [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); }};
+}
+
+[[nodiscard]] inline ClientCall<RawResponse> conversation_call(const ClientState& state, const BaseUrl& base,
+                                                               const ConversationRequest& request) {
+  return {{std::string(operation_of(Endpoint::conversation)), Endpoint::conversation, !request.sub_path.empty(),
+           request.idempotent, policy_for(state, request.call)},
+          [&state, &base, request] { return build_conversation(base, state.options, request, ClientLimits::checked); },
+          [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); }};
+}
+
+/// The pipeline's view of `state`. Blocking: the caller's thread sends and
+/// sleeps. Asynchronous: the transport's event thread; the call keeps `state`
+/// alive and is counted in the client's registry.
+[[nodiscard]] inline CallContext call_context(const std::shared_ptr<ClientState>& state, bool async) {
+  static const RetryClock real_clock;
+  CallContext c;
   ClientState* raw = state.get();
+  c.runtime = CallRuntime{raw->transport.get(), &real_clock, !async};
+  if (async) {
+    c.owner = state;
+    c.registry = &raw->calls;
+  }
+  c.logger = &raw->options.logger;
+  c.sink = raw->options.instrumentation.get();
+  c.provider = raw->options.auth.provider.get();
+  c.request_id_headers = &raw->options.request_id_headers;
+  c.jitter = &raw->jitter;
+  c.throttle = raw->throttle.get();
   c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
   return c;
 }
 
-/// Starts an asynchronous call of `state`: its base URL first (checked once,
-/// at construction), then `make_build(base)` builds each attempt's request.
-template <class T, class MakeBuild, class Map>
-void start_async(const std::shared_ptr<ClientState>& state, typename AsyncCall<T>::Spec spec, MakeBuild make_build,
-                 Map map, Completion<T> done, const StopToken& stop) {
+/// Runs a call of `state` and waits for its result on this thread.
+template <class T, class MakeCall>
+[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, MakeCall make_call) {
+  auto base = state->ready();
+  if (!base) return std::unexpected(std::move(base.error()));
+  ClientCall<T> c = make_call(**base);
+  return run_blocking<T>(call_context(state, false), std::move(c.spec), std::move(c.build), std::move(c.map));
+}
+
+/// Starts a call of `state`; `done` gets its result, on the transport's event thread.
+template <class T, class MakeCall>
+void start_client_call(const std::shared_ptr<ClientState>& state, MakeCall make_call, Completion<T> done,
+                       const StopToken& stop) {
   auto base = state->ready();
   if (!base) {
     done(std::unexpected(std::move(base.error())));
     return;
   }
-  AsyncCall<T>::start(async_context(state), std::move(spec), make_build(*base), std::move(map), std::move(done),
-                      stop);
+  ClientCall<T> c = make_call(**base);
+  c.spec.name += " (async)";
+  Call<T>::start(call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
+                 [done = std::move(done)](Result<T> result, int) { done(std::move(result)); }, stop);
 }
 
 /// The future form of an asynchronous call, on its completion form.
@@ -141,83 +204,6 @@ template <class T, class Start>
   auto future = promise->get_future();
   start([promise](Result<T> result) { promise->set_value(std::move(result)); });
   return future;
-}
-
-[[nodiscard]] inline std::string_view endpoint_name(Endpoint e) noexcept {
-  // In Endpoint's order.
-  constexpr std::array<std::string_view, 3> names{"get_student", "current_student", "conversation"};
-  const auto i = static_cast<std::size_t>(e);
-  return i < names.size() ? names[i] : std::string_view("call");
-}
-
-/// Whether a 401 may be an old credential: a CredentialProvider may have a
-/// newer one, so it is asked afresh and an idempotent call tries once more.
-[[nodiscard]] inline bool may_refresh_credentials(const ClientState& state, const Result<HttpResponse>& outcome,
-                                                  bool idempotent) noexcept {
-  return idempotent && state.options.auth.provider && outcome && outcome->status == 401;
-}
-
-/// Build → send → map, shared by the three calls. `build` makes the request
-/// (again after a 401, with fresh credentials). Logs endpoint, status,
-/// attempts and time only: never the URL (it holds the perm), headers or body.
-/// The request's credentials are scrubbed from a returned ApiError and from
-/// the outcome log line, in case a server or proxy echoes them back.
-template <class Build, class Map>
-[[nodiscard]] auto send_and_map(ClientState& state, Build&& build, Endpoint endpoint, bool has_sub_path,
-                                bool idempotent, const CallOptions& call, Map&& map)
-    -> decltype(map(std::declval<Result<HttpResponse>&&>())) {
-  const Logger& logger = state.options.logger;
-  Result<HttpRequest> request = build();
-  if (!request) {
-    logger.log(LogLevel::warning, std::string(endpoint_name(endpoint)) + ": not sent: " + request.error().message);
-    return std::unexpected(std::move(request.error()));
-  }
-  if (logger.enabled(LogLevel::trace)) {
-    logger.log(LogLevel::trace, std::string(endpoint_name(endpoint)) + ": " + request->method +
-                                    " headers: " + redacted_headers(request->headers));
-  }
-  const RetryPolicy& policy = call.retry ? *call.retry : state.options.retry;
-  const auto start = std::chrono::steady_clock::now();
-  int attempts = 0;
-  auto events = attempt_context(state.options.instrumentation.get(), endpoint, has_sub_path, *request,
-                                state.options.request_id_headers);
-  auto outcome = send_with_retry(*state.transport, *request, policy, idempotent, state.jitter, logger, RetryClock{},
-                                 attempts, events, state.throttle.get());
-  auto secrets = state.secrets(request->headers);
-  if (may_refresh_credentials(state, outcome, idempotent)) {
-    state.options.auth.provider->invalidate();
-    if (auto again = build(); again) {
-      logger.log(LogLevel::info, std::string(endpoint_name(endpoint)) + ": 401, trying once more with fresh credentials");
-      events = attempt_context(state.options.instrumentation.get(), endpoint, has_sub_path, *again,
-                               state.options.request_id_headers);
-      events.attempts_before = attempts;
-      events.first_reason = RetryReason::credentials;
-      int more = 0;
-      outcome = send_with_retry(*state.transport, *again, RetryPolicy::none(), true, state.jitter, logger,
-                                RetryClock{}, more, events, state.throttle.get());
-      attempts += more;
-      add_secrets(secrets, state.secrets(again->headers));
-    }
-  }
-  if (logger.enabled(LogLevel::debug)) {
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    std::string line = std::string(endpoint_name(endpoint)) + ": " +
-                       (outcome ? "status " + std::to_string(outcome->status)
-                                : "transport error: " + outcome.error().message) +
-                       " after " + std::to_string(attempts) + " attempt(s), " + std::to_string(ms) + " ms";
-    scrub(line, secrets);
-    logger.log(LogLevel::debug, line);
-  }
-  std::string request_id = request_id_of(outcome, state.options.request_id_headers);
-  auto result = map(std::move(outcome));
-  if (!result) {
-    result.error().attempts = attempts;
-    result.error().request_id = std::move(request_id);
-    // Built only on failure: a successful call carries no text from the server to scrub.
-    scrub(result.error(), secrets);
-  }
-  return result;
 }
 
 }  // namespace detail
@@ -235,13 +221,8 @@ STUDENTSVC_INLINE Result<Client> Client::create(ClientOptions options) {
 }
 
 STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view perm, const CallOptions& call) const {
-  auto base = state_->ready();
-  if (!base) return std::unexpected(std::move(base.error()));
-  const auto build = [&] {
-    return detail::build_get_student(**base, state_->options, perm, call, detail::ClientLimits::checked);
-  };
-  return detail::send_and_map(*state_, build, Endpoint::get_student, false, true, call,
-                              [perm](Result<HttpResponse>&& outcome) { return map_get_student_response(outcome, perm); });
+  return detail::run_client_call<StudentExtended>(
+      state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); });
 }
 
 STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
@@ -279,43 +260,21 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
 
 STUDENTSVC_INLINE Result<StudentExtended> Client::current_student(std::string_view user_jwt,
                                                                   const CallOptions& call) const {
-  auto base = state_->ready();
-  if (!base) return std::unexpected(std::move(base.error()));
-  const auto build = [&] {
-    return detail::build_student_request(**base, state_->options, Endpoint::current_student,
-                                         std::string(current_student_path), user_jwt, call,
-                                         detail::ClientLimits::checked);
-  };
-  return detail::send_and_map(*state_, build, Endpoint::current_student, false, true, call,
-                              [](Result<HttpResponse>&& outcome) {
-                                return map_student_response(outcome, Endpoint::current_student);
-                              });
+  return detail::run_client_call<StudentExtended>(state_, [&](const detail::BaseUrl& base) {
+    return detail::current_student_call(*state_, base, user_jwt, call);
+  });
 }
 
 STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationRequest& request) const {
-  auto base = state_->ready();
-  if (!base) return std::unexpected(std::move(base.error()));
-  const auto build = [&] {
-    return detail::build_conversation(**base, state_->options, request, detail::ClientLimits::checked);
-  };
-  return detail::send_and_map(
-      *state_, build, Endpoint::conversation, !request.sub_path.empty(), request.idempotent, request.call,
-      [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); });
+  return detail::run_client_call<RawResponse>(
+      state_, [&](const detail::BaseUrl& base) { return detail::conversation_call(*state_, base, request); });
 }
 
 STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completion<StudentExtended> done,
                                                   const CallOptions& call, StopToken stop) const {
-  const RetryPolicy& policy = call.retry ? *call.retry : state_->options.retry;
-  auto build = [state = state_.get(), perm = std::string(perm), call](const auto& base) {
-    return [state, base, perm, call] {
-      return detail::build_get_student(*base, state->options, perm, call, detail::ClientLimits::checked);
-    };
-  };
-  auto map = [perm = std::string(perm)](Result<HttpResponse>&& outcome) {
-    return map_get_student_response(outcome, perm);
-  };
-  detail::start_async<StudentExtended>(state_, {Endpoint::get_student, false, true, policy}, std::move(build),
-                                       std::move(map), std::move(done), stop);
+  detail::start_client_call<StudentExtended>(
+      state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); },
+      std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async(std::string_view perm,
@@ -327,16 +286,9 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async
 
 STUDENTSVC_INLINE void Client::current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
                                                       const CallOptions& call, StopToken stop) const {
-  const RetryPolicy& policy = call.retry ? *call.retry : state_->options.retry;
-  auto build = [state = state_.get(), jwt = std::string(user_jwt), call](const auto& base) {
-    return [state, base, jwt, call] {
-      return detail::build_student_request(*base, state->options, Endpoint::current_student,
-                                           std::string(current_student_path), jwt, call, detail::ClientLimits::checked);
-    };
-  };
-  auto map = [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); };
-  detail::start_async<StudentExtended>(state_, {Endpoint::current_student, false, true, policy}, std::move(build),
-                                       std::move(map), std::move(done), stop);
+  detail::start_client_call<StudentExtended>(state_, [&](const detail::BaseUrl& base) {
+    return detail::current_student_call(*state_, base, user_jwt, call);
+  }, std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_async(std::string_view user_jwt,
@@ -348,15 +300,9 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_a
 
 STUDENTSVC_INLINE void Client::conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
                                                    StopToken stop) const {
-  const RetryPolicy& policy = request.call.retry ? *request.call.retry : state_->options.retry;
-  auto build = [state = state_.get(), request](const auto& base) {
-    return [state, base, request] {
-      return detail::build_conversation(*base, state->options, request, detail::ClientLimits::checked);
-    };
-  };
-  auto map = [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); };
-  detail::start_async<RawResponse>(state_, {Endpoint::conversation, !request.sub_path.empty(), request.idempotent, policy},
-                                   std::move(build), std::move(map), std::move(done), stop);
+  detail::start_client_call<RawResponse>(
+      state_, [&](const detail::BaseUrl& base) { return detail::conversation_call(*state_, base, request); },
+      std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<RawResponse>> Client::conversation_async(const ConversationRequest& request,

@@ -26,15 +26,7 @@
 #include <version>
 
 #include <studentsvc/errors.hpp>
-
-// std::stop_token (C++20 <stop_token>) is missing from some standard libraries
-// the SDK builds with (libc++ 16): there, only cancel(id) cancels.
-#if defined(__cpp_lib_jthread) && __cpp_lib_jthread >= 201911L
-#include <stop_token>
-#define STUDENTSVC_DETAIL_HAS_STOP_TOKEN 1
-#else
-#define STUDENTSVC_DETAIL_HAS_STOP_TOKEN 0
-#endif
+#include <studentsvc/stop_token.hpp>  // STUDENTSVC_HAS_STOP_TOKEN: without it, only cancel(id) cancels
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -139,7 +131,7 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
     return enqueue(timer_of(delay, std::move(done)), NoStop{});
   }
 
-#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
+#if STUDENTSVC_HAS_STOP_TOKEN
   /// @brief submit(), also cancelled by a stop request on `stop`. A `stop`
   /// already stopped completes it as cancelled without running.
   TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop) {
@@ -191,6 +183,11 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
     const std::lock_guard lock(mutex_);
     return thread_.joinable();
   }
+  /// @brief True when called on the event thread (from a completion).
+  [[nodiscard]] bool on_event_thread() const {
+    const std::lock_guard lock(mutex_);
+    return thread_.joinable() && thread_.get_id() == std::this_thread::get_id();
+  }
   /// @brief How many completions threw (each exception was swallowed).
   [[nodiscard]] std::size_t completion_exceptions() const noexcept {
     return completion_exceptions_.load(std::memory_order_relaxed);
@@ -212,7 +209,7 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
     std::optional<std::chrono::steady_clock::time_point> due;
     TransferCompletion done;
     bool cancel_requested = false;
-#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
+#if STUDENTSVC_HAS_STOP_TOKEN
     std::optional<std::stop_callback<Canceller>> on_stop;
 #endif
   };
@@ -240,7 +237,7 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
   TransferId enqueue(TransferPtr transfer, const Stop& stop) {
     transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
     const TransferId id = transfer->id;
-#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
+#if STUDENTSVC_HAS_STOP_TOKEN
     // Registered before the transfer is queued (a stop_callback whose token is
     // already stopped runs here, at once); the check under the lock below
     // catches a stop that came before the transfer could be found.
@@ -529,7 +526,7 @@ class CurlEventLoop {
   TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done) {
     return core_->schedule(delay, std::move(done));
   }
-#if STUDENTSVC_DETAIL_HAS_STOP_TOKEN
+#if STUDENTSVC_HAS_STOP_TOKEN
   /// @brief submit(), also cancelled by a stop request on `stop`.
   TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop) {
     return core_->submit(easy, std::move(done), std::move(stop));
@@ -553,6 +550,8 @@ class CurlEventLoop {
   [[nodiscard]] std::size_t max_in_flight() const noexcept { return core_->max_in_flight(); }
   /// @brief True once the event thread has started.
   [[nodiscard]] bool started() const { return core_->started(); }
+  /// @brief True when called on the event thread (from a completion).
+  [[nodiscard]] bool on_event_thread() const { return core_->on_event_thread(); }
   /// @brief How many completions threw.
   [[nodiscard]] std::size_t completion_exceptions() const noexcept { return core_->completion_exceptions(); }
   /// @brief The event thread's name.

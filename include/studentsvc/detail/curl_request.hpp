@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include <studentsvc/detail/ascii.hpp>
+#include <studentsvc/detail/curl/connection_trust.hpp>
 #include <studentsvc/detail/curl_exchange.hpp>
 #include <studentsvc/detail/curl_sockets.hpp>
 #include <studentsvc/errors.hpp>

@@ -8,11 +8,13 @@
 #if STUDENTSVC_WITH_CURL
 
 #include <algorithm>
+#include <condition_variable>
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <span>
 #include <utility>
@@ -21,7 +23,7 @@
 #include <curl/curl.h>
 
 #include <studentsvc/curl_transport.hpp>
-#include <studentsvc/detail/curl_batch.hpp>
+#include <studentsvc/detail/curl/connection_trust.hpp>
 #include <studentsvc/detail/curl_errors.hpp>
 #include <studentsvc/detail/curl_event_loop.hpp>
 #include <studentsvc/detail/curl_exchange.hpp>
@@ -41,12 +43,17 @@ struct CurlTransportState {
   /// Sockets of every connection this transport's handles have open.
   CurlSocketRegistry sockets;
   CurlHandlePool handles;
-  CurlBatchEnginePool engines;  // after `handles`: its easy handles go before the share they use
   /// The connections the event loop's transfers are on (its thread only; the
   /// loop, declared after it, runs every completion before this goes).
   ConnectionsInUse async_connections;
 
-  /// The event thread of send_async and run_after, made on first use. Declared
+  /// True on the event thread (inside a completion), where nothing may wait for it.
+  [[nodiscard]] bool on_event_thread() {
+    const std::lock_guard lock(loop_mutex);
+    return loop && loop->on_event_thread();
+  }
+
+  /// The event thread of every transfer and timer, made on first use. Declared
   /// last, so destroyed first: its destructor cancels what is in flight and
   /// runs the completions, which hand their easy handles back to `handles`.
   [[nodiscard]] CurlEventLoop& event_loop() {
@@ -85,10 +92,7 @@ struct CurlAsyncCompletion {
                                                    ? "cancelled (stop requested) after the request went out: it may "
                                                      "or may not have been processed"
                                                    : "cancelled (stop requested) before the request was sent"));
-    } else if (outcome.code == CURLE_ABORTED_BY_CALLBACK && transfer->exchange.stale_connection) {
-      transfer->exchange.stale_connection = false;
-      transfer->exchange.error[0] = '\0';
-      curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
+    } else if (send_again_on_fresh_connection(h, outcome.code, transfer->exchange)) {
       CurlTransportState* s = state;
       submit(*s, std::move(transfer));
       return;
@@ -122,38 +126,74 @@ STUDENTSVC_INLINE CurlTransport::~CurlTransport() = default;
 STUDENTSVC_INLINE const CurlTransportOptions& CurlTransport::options() const noexcept { return state_->options; }
 
 STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& request) {
-  detail::CurlEasy handle = state_->handles.acquire();
-  if (!handle) return make_error(ErrorKind::transport, "could not create a libcurl handle");
-  detail::CurlExchange exchange;
-  if (auto prepared = detail::curl_prepare(handle.get(), request, exchange, state_->options.proxy, state_->sockets);
-      !prepared) {
+  if (state_->on_event_thread()) {
+    // Inside a completion the loop cannot run this transfer while its thread
+    // waits: it runs here, on a handle (and connection) of its own.
+    detail::CurlEasy handle = state_->handles.acquire();
+    if (!handle) return make_error(ErrorKind::transport, "could not create a libcurl handle");
+    detail::CurlExchange exchange;
+    if (auto prepared = detail::curl_prepare(handle.get(), request, exchange, state_->options.proxy, state_->sockets);
+        !prepared) {
+      state_->handles.release(std::move(handle));
+      return std::unexpected(std::move(prepared.error()));
+    }
+    CURLcode code = curl_easy_perform(handle.get());
+    if (detail::send_again_on_fresh_connection(handle.get(), code, exchange)) code = curl_easy_perform(handle.get());
+    auto result = detail::curl_transfer_result(handle.get(), code, exchange);
     state_->handles.release(std::move(handle));
-    return std::unexpected(std::move(prepared.error()));
+    return result;
   }
-  CURLcode code = curl_easy_perform(handle.get());
-  if (code == CURLE_ABORTED_BY_CALLBACK && exchange.stale_connection) {
-    // Refused a stale connection before sending anything: once more, on a new one.
-    exchange.stale_connection = false;
-    exchange.error[0] = '\0';
-    curl_easy_setopt(handle.get(), CURLOPT_FRESH_CONNECT, 1L);
-    code = curl_easy_perform(handle.get());
-  }
-  auto result = detail::curl_transfer_result(handle.get(), code, exchange);
-  state_->handles.release(std::move(handle));
-  return result;
+  // Everywhere else on the event loop: one connection pool for every form.
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::optional<Result<HttpResponse>> outcome;
+  send_async(request, [&](Result<HttpResponse> r) {
+    const std::lock_guard lock(mutex);
+    outcome = std::move(r);
+    ready.notify_one();  // under the lock: `ready` lives on the waiting caller's stack
+  }, StopToken{});
+  std::unique_lock lock(mutex);
+  ready.wait(lock, [&] { return outcome.has_value(); });
+  return std::move(*outcome);
 }
 
 STUDENTSVC_INLINE std::vector<Result<HttpResponse>> CurlTransport::send_all(std::span<const HttpRequest> requests,
                                                                             std::size_t max_concurrency) {
-  std::size_t limit = std::min(std::max<std::size_t>(max_concurrency, 1), requests.size());
-  if (limit <= 1) return Transport::send_all(requests, 1);  // one at a time needs no multi handle
-  std::unique_ptr<detail::CurlBatchEngine> engine = state_->engines.take(limit, state_->handles);
-  if (!engine) return Transport::send_all(requests, 1);
-  limit = std::min(limit, engine->slots.size());
-  bool reusable = true;
-  auto out = detail::run_curl_batch(*engine, requests, limit, state_->options.proxy, state_->sockets, reusable);
-  if (reusable) state_->engines.give_back(std::move(engine));  // else dropped, not pooled
-  return out;
+  if (requests.empty()) return {};
+  if (state_->on_event_thread()) return Transport::send_all(requests, 1);  // one after another, here
+  // On the event loop: at most `max_concurrency` at once, each finished one starting the next.
+  struct Batch {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::vector<Result<HttpResponse>> out;
+    std::size_t next = 0;
+    std::size_t finished = 0;
+  } batch;
+  batch.out.resize(requests.size());
+  std::function<void()> launch = [&] {
+    std::size_t i = 0;
+    {
+      const std::lock_guard lock(batch.mutex);
+      if (batch.next == requests.size()) return;
+      i = batch.next++;
+    }
+    send_async(requests[i], [&, i](Result<HttpResponse> r) {
+      {
+        const std::lock_guard lock(batch.mutex);
+        batch.out[i] = std::move(r);
+        if (++batch.finished == requests.size()) {
+          batch.done.notify_one();  // under the lock: `batch` lives on the waiting caller's stack
+          return;
+        }
+      }
+      launch();
+    }, StopToken{});
+  };
+  const std::size_t width = std::min(std::max<std::size_t>(max_concurrency, 1), requests.size());
+  for (std::size_t k = 0; k < width; ++k) launch();
+  std::unique_lock lock(batch.mutex);
+  batch.done.wait(lock, [&] { return batch.finished == requests.size(); });
+  return std::move(batch.out);
 }
 
 STUDENTSVC_INLINE void CurlTransport::send_async(HttpRequest request, SendCompletion done, StopToken stop) {

@@ -159,13 +159,6 @@ class ClientThrottle {
     return Admission{true, ceil_ms(send_at - now)};
   }
 
-  /// @brief admit(), then waits through `wait` on the clock (blocking callers).
-  Admission admit_and_wait(AttemptKind kind) {
-    const Admission a = admit(kind);
-    if (a.allowed && a.wait > std::chrono::milliseconds{0}) clock_.sleep(a.wait);
-    return a;
-  }
-
   /// @brief Pauses every caller for `d` from now (a longer pause already in
   /// place is kept). A negative `d` is zero.
   void pause_for(std::chrono::milliseconds d) {
@@ -189,11 +182,6 @@ class ClientThrottle {
     const auto d = std::min(retry_after, std::max(cap, std::chrono::milliseconds{0}));
     pause_for(d);
     return d;
-  }
-
-  /// @brief pause_for_status() from a final ApiError (status and retry_after_ms).
-  std::chrono::milliseconds pause_for_error(const ApiError& error, std::chrono::milliseconds cap) {
-    return pause_for_status(error.status, std::chrono::milliseconds{error.retry_after_ms}, cap);
   }
 
   /// @brief How long the client-wide pause still lasts (0 when none).

@@ -1,0 +1,338 @@
+#pragma once
+/// @file detail/call/pipeline.hpp
+/// @brief The call pipeline: every step of one call, each written once and in
+/// order: build (validate, authorise) → attempt (stop, throttle) → send →
+/// classify → retry, refresh credentials or wait → request id → map → scrub →
+/// log → complete. Blocking calls, asynchronous calls and batches all run it;
+/// a CallRuntime only decides how to send and wait.
+/// @sa docs/pipeline.md
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <studentsvc/detail/attempt_events.hpp>
+#include <studentsvc/detail/call/registry.hpp>
+#include <studentsvc/detail/call_stop.hpp>
+#include <studentsvc/detail/rate_limit.hpp>
+#include <studentsvc/detail/redact.hpp>
+#include <studentsvc/detail/retry_clock.hpp>
+#include <studentsvc/credential_provider.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/instrumentation.hpp>
+#include <studentsvc/logging.hpp>
+#include <studentsvc/options.hpp>
+#include <studentsvc/detail/retry/retry_run.hpp>
+#include <studentsvc/stop_token.hpp>
+
+namespace studentsvc::detail {
+
+/// @brief How a call sends and waits: the only thing its drivers differ in.
+///
+/// Blocking: Transport::send on the calling thread, waits slept on `clock`.
+/// Asynchronous: the transport's send_async and run_after (CurlTransport: its
+/// event thread). Both read the time from `clock` (simulated in tests).
+struct CallRuntime {
+  Transport* transport = nullptr;
+  const RetryClock* clock = nullptr;
+  bool blocking = true;
+
+  void send(HttpRequest request, SendCompletion done, const StopToken& stop) const {
+    if (blocking) {
+      done(transport->send(request));
+    } else {
+      transport->send_async(std::move(request), std::move(done), stop);
+    }
+  }
+  void after(std::chrono::milliseconds delay, const std::function<void(bool)>& fn, const StopToken& stop) const {
+    if (!blocking) {
+      transport->run_after(delay, fn, stop);
+      return;
+    }
+    clock->sleep(delay);
+    fn(!stop.stop_requested());
+  }
+  [[nodiscard]] std::chrono::steady_clock::time_point now() const { return clock->now(); }
+  [[nodiscard]] std::chrono::system_clock::time_point wall() const { return clock->wall(); }
+};
+
+/// @brief What a call reads from its client (kept alive by `owner` while it runs).
+struct CallContext {
+  std::shared_ptr<const void> owner;
+  CallRuntime runtime;
+  const Logger* logger = nullptr;
+  Instrumentation* sink = nullptr;              ///< null: no attempt events
+  CredentialProvider* provider = nullptr;       ///< null: a 401 is final
+  const std::vector<std::string>* request_id_headers = nullptr;
+  JitterSource* jitter = nullptr;
+  ClientThrottle* throttle = nullptr;           ///< The rate limit and retry budget; null: none.
+  CallRegistry* registry = nullptr;             ///< Counts the call in and out; null: not counted.
+  /// Everything to scrub from text that came back for a request with these headers; null: nothing.
+  std::function<std::vector<std::string>(const Headers&)> secrets;
+};
+
+/// @brief What a call is: its name in log lines, its endpoint (for the
+/// attempt events), whether it may be sent twice, and its retry policy.
+struct CallSpec {
+  std::string name;
+  Endpoint endpoint = Endpoint::get_student;
+  bool has_sub_path = false;
+  bool idempotent = true;
+  RetryPolicy policy;
+};
+
+/// @brief One call, from building its request to its completion. Owned by
+/// the completions it hands to the runtime; freed when the last has run.
+template <class T>
+class Call : public std::enable_shared_from_this<Call<T>> {
+ public:
+  using Build = std::function<Result<HttpRequest>()>;
+  using Map = std::function<Result<T>(Result<HttpResponse>&&)>;
+  /// Gets the result and the attempts made, exactly once.
+  using Done = std::function<void(Result<T>, int)>;
+
+  /// Starts the call; `done` runs exactly once (before start returns for a
+  /// blocking runtime or a send-only transport; else on the event thread).
+  static void start(CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop) {
+    CallRegistry* registry = context.registry;
+    if (registry != nullptr && !registry->enter()) {
+      done(std::unexpected(cancelled_error("cancelled: the client is being destroyed")), 0);
+      return;
+    }
+    const StopToken closing = registry != nullptr ? registry->token() : StopToken{};
+    auto call = std::shared_ptr<Call>(new Call(std::move(context), std::move(spec), std::move(build), std::move(map),
+                                               std::move(done), stop, closing));
+    call->begin();
+  }
+
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+  ~Call() {
+    // Only if a transport dropped a completion without calling it: count out anyway.
+    if (!finished_ && context_.registry != nullptr) context_.registry->leave();
+  }
+
+ private:
+  Call(CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop,
+       const StopToken& closing)
+      : context_(std::move(context)),
+        spec_(std::move(spec)),
+        build_(std::move(build)),
+        map_(std::move(map)),
+        done_(std::move(done)),
+        stop_(stop, closing),
+        start_(context_.runtime.now()) {}
+
+  [[nodiscard]] const Logger& logger() const { return *context_.logger; }
+
+  // Build: nothing is sent on bad input.
+  void begin() {
+    auto built = build_();
+    if (!built) {
+      logger().log(LogLevel::warning, spec_.name + ": not sent: " + built.error().message);
+      finish(std::unexpected(std::move(built.error())));
+      return;
+    }
+    if (auto valid = validate_policy(spec_.policy); !valid) {
+      finish(std::unexpected(std::move(valid.error())));
+      return;
+    }
+    use_request(std::move(*built), spec_.policy, spec_.idempotent, RetryReason::none);
+    attempt();
+  }
+
+  // A request to run attempts of, under `policy`: the first, or the one rebuilt after a 401.
+  void use_request(HttpRequest request, const RetryPolicy& policy, bool idempotent, RetryReason first_reason) {
+    request_ = std::move(request);
+    if (logger().enabled(LogLevel::trace)) {
+      logger().log(LogLevel::trace, spec_.name + ": " + request_.method + " headers: " + redacted_headers(request_.headers));
+    }
+    if (context_.secrets) add_secrets(secrets_, context_.secrets(request_.headers));
+    events_ = attempt_context(context_.sink, spec_.endpoint, spec_.has_sub_path, request_, *context_.request_id_headers);
+    events_.attempts_before = attempts_before_;
+    events_.first_reason = first_reason;
+    reason_ = first_reason;
+    run_.emplace(policy, idempotent, context_.runtime.now());
+  }
+
+  [[nodiscard]] int attempts() const noexcept { return attempts_before_ + (run_ ? run_->attempts() : 0); }
+
+  // Attempt: a stop request ends the call; the client's throttle may refuse
+  // a retry (the last outcome is then final) or hold the send on a timer.
+  void attempt() {
+    if (stop_.stop_requested()) {
+      finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
+      return;
+    }
+    if (context_.throttle != nullptr) {
+      const Admission a = context_.throttle->admit(attempts() == 0 ? AttemptKind::first : AttemptKind::retry);
+      if (!a.allowed && last_) {
+        logger().log(LogLevel::info, spec_.name + ": retry not sent: the client's retry budget is spent");
+        finish_outcome(std::move(*last_));
+        return;
+      }
+      if (a.wait > std::chrono::milliseconds{0}) {
+        wait_then(a.wait, &Call::send_attempt, "waiting for the rate limit");
+        return;
+      }
+    }
+    send_attempt();
+  }
+
+  // Runs `next` once `delay` has passed; a stop request meanwhile ends the
+  // call as cancelled, saying what it was `waiting` for.
+  void wait_then(std::chrono::milliseconds delay, void (Call::*next)(), const char* waiting) {
+    auto self = this->shared_from_this();
+    context_.runtime.after(
+        delay,
+        [self, next, waiting](bool elapsed) {
+          if (elapsed) {
+            ((*self).*next)();
+          } else {
+            self->finish_outcome(
+                std::unexpected(cancelled_error(std::string("cancelled (stop requested) while ") + waiting)));
+          }
+        },
+        stop_.token());
+  }
+
+  // Send: each attempt's timeout is cut to what is left of max_total_time.
+  void send_attempt() {
+    HttpRequest sending = request_;
+    sending.timeout = run_->timeout(request_.timeout, context_.runtime.now());
+    attempt_number_ = attempts() + 1;
+    attempt_started(events_, attempt_number_, reason_);
+    attempt_start_ = context_.runtime.now();
+    auto self = this->shared_from_this();
+    context_.runtime.send(
+        std::move(sending), [self](Result<HttpResponse> outcome) { self->on_outcome(std::move(outcome)); },
+        stop_.token());
+  }
+
+  // Classify: retry after a wait, try once more with fresh credentials, or finish.
+  void on_outcome(Result<HttpResponse> outcome) {
+    attempt_ended(events_, attempt_number_, reason_, outcome, context_.runtime.now() - attempt_start_);
+    if (context_.throttle != nullptr) pause_client_for(*context_.throttle, outcome, spec_.policy, context_.runtime.wall());
+    reason_ = retry_reason_after(outcome);
+    const auto decision = run_->record(outcome, *context_.jitter, context_.runtime.now(), context_.runtime.wall());
+    if (decision.out_of_time) {
+      logger().log(LogLevel::warning, spec_.name + ": giving up, the next wait would pass max_total_time");
+    }
+    if (decision.retry) {
+      if (logger().enabled(LogLevel::info)) {
+        logger().log(LogLevel::info, spec_.name + ": attempt " + std::to_string(run_->attempts()) + " failed (" +
+                                         (outcome ? "status " + std::to_string(outcome->status)
+                                                  : std::string("transport error")) +
+                                         "), waiting " + std::to_string(decision.wait.count()) + " ms");
+      }
+      last_ = std::move(outcome);
+      wait_then(decision.wait, &Call::attempt, "waiting to retry");
+      return;
+    }
+    if (may_refresh_credentials(outcome)) {
+      refreshed_ = true;
+      last_ = outcome;  // final if the retry budget refuses the try with fresh credentials
+      context_.provider->invalidate();
+      if (auto again = build_(); again) {
+        logger().log(LogLevel::info, spec_.name + ": 401, trying once more with fresh credentials");
+        attempts_before_ = attempts();
+        use_request(std::move(*again), RetryPolicy::none(), true, RetryReason::credentials);
+        attempt();
+        return;
+      }
+    }
+    finish_outcome(std::move(outcome));
+  }
+
+  // A 401 while a CredentialProvider is set may be an old credential: the
+  // provider is asked afresh and an idempotent call tries once more.
+  [[nodiscard]] bool may_refresh_credentials(const Result<HttpResponse>& outcome) const noexcept {
+    return !refreshed_ && spec_.idempotent && context_.provider != nullptr && outcome && outcome->status == 401;
+  }
+
+  // The last outcome (or `cancelled` during a wait): logged without URL,
+  // headers or body, then mapped; a failure gets its attempts and request
+  // id, and every credential the request carried is scrubbed from it.
+  void finish_outcome(Result<HttpResponse> outcome) {
+    if (logger().enabled(LogLevel::debug)) {
+      const auto ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(context_.runtime.now() - start_).count();
+      std::string line = spec_.name + ": " +
+                         (outcome ? "status " + std::to_string(outcome->status)
+                                  : "transport error: " + outcome.error().message) +
+                         " after " + std::to_string(attempts()) + " attempt(s), " + std::to_string(ms) + " ms";
+      scrub(line, secrets_);
+      logger().log(LogLevel::debug, line);
+    }
+    std::string request_id = request_id_of(outcome, *context_.request_id_headers);
+    auto result = map_(std::move(outcome));
+    if (!result) {
+      result.error().attempts = attempts();
+      result.error().request_id = std::move(request_id);
+      // Only on failure: a successful call carries no text from the server to scrub.
+      scrub(result.error(), secrets_);
+    }
+    finish(std::move(result));
+  }
+
+  void finish(Result<T> result) {
+    if (finished_) return;
+    finished_ = true;
+    {
+      const AsyncCompletionScope scope;
+      try {
+        done_(std::move(result), attempts());
+      } catch (...) {
+        // Documented: a completion must not throw; the call is over either way.
+        logger().log(LogLevel::error, spec_.name + ": the completion callback threw; the exception was dropped");
+      }
+      done_ = nullptr;  // its captures go here, still inside the scope
+    }
+    if (context_.registry != nullptr) context_.registry->leave();
+  }
+
+  CallContext context_;
+  CallSpec spec_;
+  Build build_;
+  Map map_;
+  Done done_;
+  CallStop stop_;
+  std::chrono::steady_clock::time_point start_;
+  HttpRequest request_;
+  std::optional<RetryRun> run_;
+  AttemptContext events_;
+  RetryReason reason_ = RetryReason::none;
+  int attempt_number_ = 0;
+  int attempts_before_ = 0;
+  std::chrono::steady_clock::time_point attempt_start_;
+  std::vector<std::string> secrets_;
+  std::optional<Result<HttpResponse>> last_;
+  bool refreshed_ = false;
+  bool finished_ = false;
+};
+
+/// @brief Runs a call on a blocking runtime and returns its result: every
+/// step ran on this thread before Call::start returned.
+template <class T>
+[[nodiscard]] Result<T> run_blocking(CallContext context, CallSpec spec, typename Call<T>::Build build,
+                                     typename Call<T>::Map map, int* attempts = nullptr) {
+  std::optional<Result<T>> out;
+  Call<T>::start(
+      std::move(context), std::move(spec), std::move(build), std::move(map),
+      [&out, attempts](Result<T> result, int n) {
+        out = std::move(result);
+        if (attempts != nullptr) *attempts = n;
+      },
+      StopToken{});
+  if (!out) return make_error(ErrorKind::transport, "the transport returned no outcome for this request");
+  return std::move(*out);
+}
+
+}  // namespace studentsvc::detail

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/error_body.hpp>
-#include <studentsvc/detail/json_depth.hpp>
-#include <studentsvc/detail/redact.hpp>
+#include <studentsvc/detail/json/error_body.hpp>
+#include <studentsvc/detail/json/depth.hpp>
+#include <studentsvc/detail/call/redact.hpp>
 #include <studentsvc/errors.hpp>
 
 namespace {

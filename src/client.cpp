@@ -1,2 +1,2 @@
 // Compiled mode (STUDENTSVC_HEADER_ONLY=OFF): Client's bodies, built once.
-#include <studentsvc/detail/client-inl.hpp>
+#include <studentsvc/detail/call/client-inl.hpp>

@@ -2,5 +2,5 @@
 #include <studentsvc/detail/config.hpp>
 
 #if STUDENTSVC_WITH_CURL
-#include <studentsvc/detail/curl_transport-inl.hpp>
+#include <studentsvc/detail/curl/transport-inl.hpp>
 #endif

@@ -1,4 +1,4 @@
-// Unit tests for detail/batch_window.hpp with a fake asynchronous lookup
+// Unit tests for detail/batch/window.hpp with a fake asynchronous lookup
 // (a worker thread that answers after a short delay): the window cap, results
 // and progress on the calling thread, lazy input ranges, fail-fast and stop
 // requests (every input not sent is delivered as cancelled), synchronous
@@ -22,8 +22,8 @@
 #include <stop_token>
 #endif
 
-#include <studentsvc/detail/batch_window.hpp>
-#include <studentsvc/detail/error_body.hpp>
+#include <studentsvc/detail/batch/window.hpp>
+#include <studentsvc/detail/json/error_body.hpp>
 
 using namespace std::chrono_literals;
 using studentsvc::ApiError;

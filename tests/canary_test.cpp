@@ -4,7 +4,7 @@
 // appear in a log line, in any ApiError text, or in what the `studentsvc` tool
 // prints (stdout and stderr, --verbose twice); no student field value may
 // appear in a log line. A hostile server that echoes the credentials back in
-// its error bodies is part of the run: the SDK scrubs them (detail/redact.hpp).
+// its error bodies is part of the run: the SDK scrubs them (detail/call/redact.hpp).
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/base64.hpp>
+#include <studentsvc/detail/text/base64.hpp>
 #include <studentsvc/json.hpp>
 #include <studentsvc/version.hpp>
 #include <studentsvc/testing/mock_server.hpp>

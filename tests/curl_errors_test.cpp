@@ -11,8 +11,8 @@
 
 #include <curl/curl.h>
 
-#include <studentsvc/detail/curl_errors.hpp>
-#include <studentsvc/detail/fail_fast.hpp>
+#include <studentsvc/detail/curl/errors.hpp>
+#include <studentsvc/detail/batch/fail_fast.hpp>
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 

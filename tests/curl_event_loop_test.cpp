@@ -1,4 +1,4 @@
-// Tests for detail/curl_event_loop.hpp against raw servers on 127.0.0.1 that
+// Tests for detail/curl/event_loop.hpp against raw servers on 127.0.0.1 that
 // the tests start: 64 transfers on one event thread, the in-flight cap,
 // cancellation (by id and stop_token, in flight mid-body and queued),
 // destruction with transfers in flight, a throwing completion, a timeout and
@@ -23,10 +23,10 @@
 #include <thread>
 #include <vector>
 
-#include <studentsvc/detail/batch_window.hpp>
-#include <studentsvc/detail/curl_event_loop.hpp>
-#include <studentsvc/detail/error_body.hpp>
-#include <studentsvc/detail/rate_limit.hpp>
+#include <studentsvc/detail/batch/window.hpp>
+#include <studentsvc/detail/curl/event_loop.hpp>
+#include <studentsvc/detail/json/error_body.hpp>
+#include <studentsvc/detail/limits/rate_limit.hpp>
 #include <studentsvc/stop_token.hpp>  // std::stop_source where the library has it
 
 #include "support/raw_server.hpp"

@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include <studentsvc/detail/base64.hpp>
-#include <studentsvc/detail/deadline.hpp>
-#include <studentsvc/detail/header_validation.hpp>
-#include <studentsvc/detail/json_depth.hpp>
-#include <studentsvc/detail/redact.hpp>
-#include <studentsvc/detail/url.hpp>
+#include <studentsvc/detail/text/base64.hpp>
+#include <studentsvc/detail/retry/deadline.hpp>
+#include <studentsvc/detail/request/header_validation.hpp>
+#include <studentsvc/detail/json/depth.hpp>
+#include <studentsvc/detail/call/redact.hpp>
+#include <studentsvc/detail/request/url.hpp>
 
 using namespace std::chrono_literals;
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include <studentsvc/detail/error_body.hpp>
+#include <studentsvc/detail/json/error_body.hpp>
 #include <studentsvc/errors.hpp>
 
 using studentsvc::ApiError;

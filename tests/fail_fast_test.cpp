@@ -1,4 +1,4 @@
-// Unit tests for detail/fail_fast.hpp: which final errors stop a batch
+// Unit tests for detail/batch/fail_fast.hpp: which final errors stop a batch
 // (401, TLS, an unresolvable host) and which do not, and the error of a
 // lookup the batch then skips.
 
@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include <studentsvc/detail/error_body.hpp>
-#include <studentsvc/detail/fail_fast.hpp>
+#include <studentsvc/detail/json/error_body.hpp>
+#include <studentsvc/detail/batch/fail_fast.hpp>
 #include <studentsvc/errors.hpp>
 
 using studentsvc::ApiError;

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include <studentsvc/detail/url_userinfo.hpp>
+#include <studentsvc/detail/request/url_userinfo.hpp>
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 

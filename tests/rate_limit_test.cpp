@@ -1,4 +1,4 @@
-// Unit tests for detail/rate_limit.hpp in simulated time: the token bucket's
+// Unit tests for detail/limits/rate_limit.hpp in simulated time: the token bucket's
 // spacing and burst, the retry budget's ratio, minimum and window, the
 // client-wide pause after a 429/503 Retry-After, and sharing across threads.
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include <studentsvc/detail/rate_limit.hpp>
+#include <studentsvc/detail/limits/rate_limit.hpp>
 
 #include "support/simulated_time.hpp"
 

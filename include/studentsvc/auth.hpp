@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include <studentsvc/credential_provider.hpp>
-#include <studentsvc/detail/base64.hpp>
+#include <studentsvc/detail/text/base64.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/secret.hpp>

@@ -2,7 +2,7 @@
 /// @file client.hpp
 /// @brief Client: the three calls of the interface, each one straight path
 /// (validate → build → authorise → send with retries → map). The bodies are in
-/// detail/client-inl.hpp (header-only mode) or the studentsvc library (compiled
+/// detail/call/client-inl.hpp (header-only mode) or the studentsvc library (compiled
 /// mode), so this header needs neither JSON nor libcurl.
 
 #include <cstddef>
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include <studentsvc/conversation.hpp>
-#include <studentsvc/detail/batch_window.hpp>
-#include <studentsvc/detail/call_stop.hpp>
+#include <studentsvc/detail/batch/window.hpp>
+#include <studentsvc/detail/call/stop.hpp>
 #include <studentsvc/detail/config.hpp>
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/errors.hpp>
@@ -201,5 +201,5 @@ class Client {
 }  // namespace studentsvc
 
 #if STUDENTSVC_HEADER_ONLY
-#include <studentsvc/detail/client-inl.hpp>
+#include <studentsvc/detail/call/client-inl.hpp>
 #endif

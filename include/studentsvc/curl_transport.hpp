@@ -1,7 +1,7 @@
 #pragma once
 /// @file curl_transport.hpp
 /// @brief CurlTransport, the default Transport on libcurl. Does not include
-/// <curl/curl.h>: the libcurl side lives in detail/curl_*.hpp.
+/// <curl/curl.h>: the libcurl side lives in detail/curl/.
 
 #include <cstddef>
 #include <memory>
@@ -115,5 +115,5 @@ class CurlTransport : public Transport {
 }  // namespace studentsvc
 
 #if STUDENTSVC_HEADER_ONLY && STUDENTSVC_WITH_CURL
-#include <studentsvc/detail/curl_transport-inl.hpp>
+#include <studentsvc/detail/curl/transport-inl.hpp>
 #endif

@@ -1,7 +1,7 @@
 #pragma once
 /// @file errors.hpp
 /// @brief ErrorKind, ApiError and the Result alias. Decoding the service's
-/// error bodies (JSON) lives in detail/error_body.hpp, so naming Result costs no JSON parser.
+/// error bodies (JSON) lives in detail/json/error_body.hpp, so naming Result costs no JSON parser.
 
 #include <cstddef>
 #include <expected>

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include <studentsvc/detail/ascii.hpp>
+#include <studentsvc/detail/text/ascii.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/stop_token.hpp>
 

@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/conversation.hpp>
-#include <studentsvc/detail/json_depth.hpp>
-#include <studentsvc/detail/student_decoder.hpp>
-#include <studentsvc/detail/student_fields.hpp>
+#include <studentsvc/detail/json/depth.hpp>
+#include <studentsvc/detail/json/student_decoder.hpp>
+#include <studentsvc/detail/model/student_fields.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/models.hpp>
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include <studentsvc/detail/ascii.hpp>
+#include <studentsvc/detail/text/ascii.hpp>
 #include <studentsvc/http.hpp>
 
 namespace studentsvc {

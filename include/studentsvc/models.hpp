@@ -1,7 +1,7 @@
 #pragma once
 /// @file models.hpp
 /// @brief StudentMinimal and StudentExtended (interface section 2) and their
-/// typed code views. No JSON here: decoding is in detail/student_decoder.hpp
+/// typed code views. No JSON here: decoding is in detail/json/student_decoder.hpp
 /// (through responses.hpp), the opt-in to_json/from_json in <studentsvc/json.hpp>.
 
 #include <chrono>

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include <studentsvc/auth.hpp>
-#include <studentsvc/detail/readable_file.hpp>
-#include <studentsvc/detail/url.hpp>
+#include <studentsvc/detail/auth/readable_file.hpp>
+#include <studentsvc/detail/request/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/instrumentation.hpp>

@@ -12,9 +12,9 @@
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/conversation.hpp>
-#include <studentsvc/detail/header_validation.hpp>
-#include <studentsvc/detail/trace_context.hpp>
-#include <studentsvc/detail/url.hpp>
+#include <studentsvc/detail/request/header_validation.hpp>
+#include <studentsvc/detail/request/trace_context.hpp>
+#include <studentsvc/detail/request/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/models.hpp>

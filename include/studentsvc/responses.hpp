@@ -10,9 +10,9 @@
 #include <utility>
 
 #include <studentsvc/conversation.hpp>
-#include <studentsvc/detail/attempt_events.hpp>
-#include <studentsvc/detail/error_body.hpp>
-#include <studentsvc/detail/student_decoder.hpp>
+#include <studentsvc/detail/call/attempt_events.hpp>
+#include <studentsvc/detail/json/error_body.hpp>
+#include <studentsvc/detail/json/student_decoder.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/instrumentation.hpp>

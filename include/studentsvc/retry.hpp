@@ -9,7 +9,7 @@
 
 #include <studentsvc/detail/call/pipeline.hpp>
 #include <studentsvc/detail/retry/retry_run.hpp>
-#include <studentsvc/detail/retry_clock.hpp>
+#include <studentsvc/detail/retry/clock.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/logging.hpp>

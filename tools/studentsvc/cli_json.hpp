@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/json_depth.hpp>
+#include <studentsvc/detail/json/depth.hpp>
 
 namespace studentsvc_cli {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include <studentsvc/detail/url_userinfo.hpp>
+#include <studentsvc/detail/request/url_userinfo.hpp>
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_args.hpp"

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/student_fields.hpp>
+#include <studentsvc/detail/model/student_fields.hpp>
 #include <studentsvc/json.hpp>
 #include <studentsvc/studentsvc.hpp>
 

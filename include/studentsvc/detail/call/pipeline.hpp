@@ -17,12 +17,12 @@
 #include <utility>
 #include <vector>
 
-#include <studentsvc/detail/attempt_events.hpp>
+#include <studentsvc/detail/call/attempt_events.hpp>
 #include <studentsvc/detail/call/registry.hpp>
-#include <studentsvc/detail/call_stop.hpp>
-#include <studentsvc/detail/rate_limit.hpp>
-#include <studentsvc/detail/redact.hpp>
-#include <studentsvc/detail/retry_clock.hpp>
+#include <studentsvc/detail/call/stop.hpp>
+#include <studentsvc/detail/limits/rate_limit.hpp>
+#include <studentsvc/detail/call/redact.hpp>
+#include <studentsvc/detail/retry/clock.hpp>
 #include <studentsvc/credential_provider.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>

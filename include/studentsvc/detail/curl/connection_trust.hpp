@@ -13,8 +13,8 @@
 
 #include <curl/curl.h>
 
-#include <studentsvc/detail/curl_exchange.hpp>
-#include <studentsvc/detail/curl_sockets.hpp>
+#include <studentsvc/detail/curl/exchange.hpp>
+#include <studentsvc/detail/curl/sockets.hpp>
 
 namespace studentsvc::detail {
 

@@ -13,9 +13,9 @@
 #include <random>
 #include <string_view>
 
-#include <studentsvc/detail/deadline.hpp>
-#include <studentsvc/detail/http_date.hpp>
-#include <studentsvc/detail/rate_limit.hpp>
+#include <studentsvc/detail/retry/deadline.hpp>
+#include <studentsvc/detail/retry/http_date.hpp>
+#include <studentsvc/detail/limits/rate_limit.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/options.hpp>

@@ -1,0 +1,318 @@
+#pragma once
+/// @file detail/call/client-inl.hpp
+/// @brief Client's bodies: included by client.hpp in header-only mode,
+/// compiled once by src/client.cpp otherwise.
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <future>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <studentsvc/client.hpp>
+#include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/call/attempt_events.hpp>
+#include <studentsvc/detail/call/pipeline.hpp>
+#include <studentsvc/detail/call/registry.hpp>
+#include <studentsvc/detail/call/default_transport.hpp>
+#include <studentsvc/detail/header_only.hpp>
+#include <studentsvc/detail/call/redact.hpp>
+#include <studentsvc/detail/request/url.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/instrumentation.hpp>
+#include <studentsvc/logging.hpp>
+#include <studentsvc/models.hpp>
+#include <studentsvc/options.hpp>
+#include <studentsvc/requests.hpp>
+#include <studentsvc/responses.hpp>
+#include <studentsvc/retry.hpp>
+#include <studentsvc/streaming.hpp>
+
+namespace studentsvc {
+namespace detail {
+
+/// `user:password@` parts of the base URL and of the proxy URL (the option,
+/// else the environment libcurl reads): a transport error may quote them.
+[[nodiscard]] inline std::vector<std::string> client_url_secrets(const ClientOptions& options) {
+  std::vector<std::string> out = url_secrets(options.base_url);
+  if (!options.proxy.empty()) {
+    add_secrets(out, url_secrets(options.proxy));
+    return out;
+  }
+  for (const char* name : {"https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY"}) {
+    // Only read, never written, by the SDK.
+    if (const char* v = std::getenv(name); v != nullptr) {  // NOLINT(concurrency-mt-unsafe)
+      add_secrets(out, url_secrets(v));
+    }
+  }
+  return out;
+}
+
+/// What a Client shares between its copies: its options, checked once here.
+struct ClientState {
+  explicit ClientState(ClientOptions o)
+      : options(std::move(o)),
+        base(parse_base_url(options.base_url, options.allow_insecure_loopback)),
+        limits(validate_limits(options)),
+        transport(options.transport ? options.transport : make_default_transport(options)),
+        jitter(options.retry.jitter_seed) {}
+
+  ClientOptions options;
+  Result<BaseUrl> base;
+  Result<void> limits;  ///< The options' timeouts, header cap and retry policy, checked once here.
+  std::shared_ptr<Transport> transport;
+  JitterSource jitter;
+  std::vector<std::string> url_secrets = client_url_secrets(options);
+  CallRegistry calls;  ///< The asynchronous calls in flight.
+  /// The client-wide rate limit, retry budget and Retry-After pause; null
+  /// (nothing to pay) when neither a rate limit nor a retry budget is set.
+  std::shared_ptr<ClientThrottle> throttle =
+      options.rate_limit.requests_per_second > 0 || options.retry_budget
+          ? std::make_shared<ClientThrottle>(options.rate_limit, options.retry_budget)
+          : nullptr;
+
+  /// The base URL, or why no call can be made.
+  [[nodiscard]] Result<const BaseUrl*> ready() const {
+    if (!base) return std::unexpected(base.error());
+    if (!limits) return std::unexpected(limits.error());
+    if (!transport) {
+      return make_error(ErrorKind::invalid_argument,
+                        "no transport configured (built without curl: set ClientOptions::transport)");
+    }
+    return &*base;
+  }
+
+  /// Everything to scrub from text that came back for a request with these headers.
+  [[nodiscard]] std::vector<std::string> secrets(const Headers& headers) const {
+    auto out = request_secrets(headers, options.auth);
+    add_secrets(out, url_secrets);
+    return out;
+  }
+};
+
+/// Held by every Client handle (not by the calls): when the last handle goes,
+/// the client's asynchronous calls are cancelled and waited for.
+struct ClientCloser {
+  explicit ClientCloser(std::shared_ptr<ClientState> s) : state(std::move(s)) {}
+  ClientCloser(const ClientCloser&) = delete;
+  ClientCloser& operator=(const ClientCloser&) = delete;
+  ~ClientCloser() { state->calls.close(); }
+  std::shared_ptr<ClientState> state;
+};
+
+/// The retry policy of a call: the call's own, else the client's.
+[[nodiscard]] inline const RetryPolicy& policy_for(const ClientState& state, const CallOptions& call) noexcept {
+  return call.retry ? *call.retry : state.options.retry;
+}
+
+/// One call of the client: what it is, how each attempt's request is built
+/// (again after a 401, with fresh credentials), and how its answer is mapped.
+template <class T>
+struct ClientCall {
+  CallSpec spec;
+  typename Call<T>::Build build;
+  typename Call<T>::Map map;
+};
+
+[[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
+                                                                  std::string_view perm, const CallOptions& call) {
+  return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
+           policy_for(state, call)},
+          [&state, &base, perm = std::string(perm), call] {
+            return build_get_student(base, state.options, perm, call, ClientLimits::checked);
+          },
+          [perm = std::string(perm)](Result<HttpResponse>&& outcome) { return map_get_student_response(outcome, perm); }};
+}
+
+[[nodiscard]] inline ClientCall<StudentExtended> current_student_call(const ClientState& state, const BaseUrl& base,
+                                                                      std::string_view user_jwt,
+                                                                      const CallOptions& call) {
+  return {{std::string(operation_of(Endpoint::current_student)), Endpoint::current_student, false, true,
+           policy_for(state, call)},
+          [&state, &base, jwt = std::string(user_jwt), call] {
+            return build_student_request(base, state.options, Endpoint::current_student,
+                                         std::string(current_student_path), jwt, call, ClientLimits::checked);
+          },
+          [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); }};
+}
+
+[[nodiscard]] inline ClientCall<RawResponse> conversation_call(const ClientState& state, const BaseUrl& base,
+                                                               const ConversationRequest& request) {
+  return {{std::string(operation_of(Endpoint::conversation)), Endpoint::conversation, !request.sub_path.empty(),
+           request.idempotent, policy_for(state, request.call)},
+          [&state, &base, request] { return build_conversation(base, state.options, request, ClientLimits::checked); },
+          [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); }};
+}
+
+/// The pipeline's view of `state`. Blocking: the caller's thread sends and
+/// sleeps. Asynchronous: the transport's event thread; the call keeps `state`
+/// alive and is counted in the client's registry.
+[[nodiscard]] inline CallContext call_context(const std::shared_ptr<ClientState>& state, bool async) {
+  static const RetryClock real_clock;
+  CallContext c;
+  ClientState* raw = state.get();
+  c.runtime = CallRuntime{raw->transport.get(), &real_clock, !async};
+  if (async) {
+    c.owner = state;
+    c.registry = &raw->calls;
+  }
+  c.logger = &raw->options.logger;
+  c.sink = raw->options.instrumentation.get();
+  c.provider = raw->options.auth.provider.get();
+  c.request_id_headers = &raw->options.request_id_headers;
+  c.jitter = &raw->jitter;
+  c.throttle = raw->throttle.get();
+  c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
+  return c;
+}
+
+/// Runs a call of `state` and waits for its result on this thread.
+template <class T, class MakeCall>
+[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, MakeCall make_call) {
+  auto base = state->ready();
+  if (!base) return std::unexpected(std::move(base.error()));
+  ClientCall<T> c = make_call(**base);
+  return run_blocking<T>(call_context(state, false), std::move(c.spec), std::move(c.build), std::move(c.map));
+}
+
+/// Starts a call of `state`; `done` gets its result, on the transport's event thread.
+template <class T, class MakeCall>
+void start_client_call(const std::shared_ptr<ClientState>& state, MakeCall make_call, Completion<T> done,
+                       const StopToken& stop) {
+  auto base = state->ready();
+  if (!base) {
+    done(std::unexpected(std::move(base.error())));
+    return;
+  }
+  ClientCall<T> c = make_call(**base);
+  c.spec.name += " (async)";
+  Call<T>::start(call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
+                 [done = std::move(done)](Result<T> result, int) { done(std::move(result)); }, stop);
+}
+
+/// The future form of an asynchronous call, on its completion form.
+template <class T, class Start>
+[[nodiscard]] std::future<Result<T>> async_future(Start&& start) {
+  auto promise = std::make_shared<std::promise<Result<T>>>();
+  auto future = promise->get_future();
+  start([promise](Result<T> result) { promise->set_value(std::move(result)); });
+  return future;
+}
+
+}  // namespace detail
+
+STUDENTSVC_INLINE Client::Client(ClientOptions options)
+    : state_(std::make_shared<detail::ClientState>(std::move(options))),
+      closer_(std::make_shared<detail::ClientCloser>(state_)) {}
+
+STUDENTSVC_INLINE Result<Client> Client::create(ClientOptions options) {
+  Client client(std::move(options));
+  if (!client.state_->base) return std::unexpected(client.state_->base.error());
+  if (!client.state_->limits) return std::unexpected(client.state_->limits.error());
+  if (!client.state_->transport) return make_error(ErrorKind::invalid_argument, "no transport configured");
+  return client;
+}
+
+STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view perm, const CallOptions& call) const {
+  return detail::run_client_call<StudentExtended>(
+      state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); });
+}
+
+STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
+                                                                            const BatchOptions& batch) const {
+  // The streamed batch, collected in input order: one engine for every batch.
+  std::vector<Result<StudentExtended>> results(perms.size());
+  if (perms.empty()) return results;
+  StreamOptions stream;
+  stream.max_concurrency = batch.max_concurrency;
+  stream.fail_fast = batch.fail_fast;
+  stream.call = batch.call;
+  stream.stop = batch.stop;
+  const Logger& logger = state_->options.logger;
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t failed = 0;
+  const auto summary = for_each_student(
+      perms,
+      [&](std::size_t index, std::string_view, Result<StudentExtended> result) {
+        if (!result) ++failed;
+        results[index] = std::move(result);
+      },
+      stream);
+  if (summary.stopped_by) {
+    logger.log(LogLevel::warning, "get_students: stopped sending after " + to_string(*summary.stopped_by) + "; " +
+                                      std::to_string(summary.not_sent) + " lookup(s) not sent");
+  }
+  if (logger.enabled(LogLevel::debug)) {
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    logger.log(LogLevel::debug, "get_students: " + std::to_string(summary.sent) + " sent, " + std::to_string(failed) +
+                                    " failed, " + std::to_string(ms) + " ms");
+  }
+  return results;
+}
+
+STUDENTSVC_INLINE Result<StudentExtended> Client::current_student(std::string_view user_jwt,
+                                                                  const CallOptions& call) const {
+  return detail::run_client_call<StudentExtended>(state_, [&](const detail::BaseUrl& base) {
+    return detail::current_student_call(*state_, base, user_jwt, call);
+  });
+}
+
+STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationRequest& request) const {
+  return detail::run_client_call<RawResponse>(
+      state_, [&](const detail::BaseUrl& base) { return detail::conversation_call(*state_, base, request); });
+}
+
+STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completion<StudentExtended> done,
+                                                  const CallOptions& call, StopToken stop) const {
+  detail::start_client_call<StudentExtended>(
+      state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); },
+      std::move(done), stop);
+}
+
+STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async(std::string_view perm,
+                                                                                 const CallOptions& call,
+                                                                                 StopToken stop) const {
+  return detail::async_future<StudentExtended>(
+      [&](Completion<StudentExtended> done) { get_student_async(perm, std::move(done), call, stop); });
+}
+
+STUDENTSVC_INLINE void Client::current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
+                                                      const CallOptions& call, StopToken stop) const {
+  detail::start_client_call<StudentExtended>(state_, [&](const detail::BaseUrl& base) {
+    return detail::current_student_call(*state_, base, user_jwt, call);
+  }, std::move(done), stop);
+}
+
+STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_async(std::string_view user_jwt,
+                                                                                     const CallOptions& call,
+                                                                                     StopToken stop) const {
+  return detail::async_future<StudentExtended>(
+      [&](Completion<StudentExtended> done) { current_student_async(user_jwt, std::move(done), call, stop); });
+}
+
+STUDENTSVC_INLINE void Client::conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
+                                                   StopToken stop) const {
+  detail::start_client_call<RawResponse>(
+      state_, [&](const detail::BaseUrl& base) { return detail::conversation_call(*state_, base, request); },
+      std::move(done), stop);
+}
+
+STUDENTSVC_INLINE std::future<Result<RawResponse>> Client::conversation_async(const ConversationRequest& request,
+                                                                              StopToken stop) const {
+  return detail::async_future<RawResponse>(
+      [&](Completion<RawResponse> done) { conversation_async(request, std::move(done), stop); });
+}
+
+STUDENTSVC_INLINE const ClientOptions& Client::options() const noexcept { return state_->options; }
+
+STUDENTSVC_INLINE const std::shared_ptr<Transport>& Client::transport() const noexcept { return state_->transport; }
+
+}  // namespace studentsvc

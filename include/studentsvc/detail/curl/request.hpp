@@ -1,0 +1,97 @@
+#pragma once
+/// @file detail/curl/request.hpp
+/// @brief Sets up an easy handle for one HttpRequest: every per-request option,
+/// in full each time, so a pooled handle carries nothing over from its last request.
+
+#include <studentsvc/detail/config.hpp>
+
+#if STUDENTSVC_WITH_CURL
+
+#include <string>
+#include <string_view>
+
+#include <curl/curl.h>
+
+#include <studentsvc/detail/text/ascii.hpp>
+#include <studentsvc/detail/curl/connection_trust.hpp>
+#include <studentsvc/detail/curl/exchange.hpp>
+#include <studentsvc/detail/curl/sockets.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+
+namespace studentsvc::detail {
+
+/// Points `h` at `request`, writing into `ex`; `proxy` is CurlTransportOptions::proxy.
+[[nodiscard]] inline Result<void> curl_prepare(CURL* h, const HttpRequest& request, CurlExchange& ex,
+                                               const std::string& proxy, CurlSocketRegistry& sockets) {
+  ex.max_body = request.max_response_bytes;
+  ex.max_header = request.max_response_header_bytes;
+  ex.idempotent = request.idempotent;
+  ex.handle = h;
+  ex.sockets = &sockets;
+  curl_slist* list = nullptr;
+  std::string line;  // one buffer for every header line
+  line.reserve(128);
+  for (const auto& [name, value] : request.headers) {
+    line.assign(name).append(value.empty() ? ";" : ": ").append(value);
+    curl_slist* next = curl_slist_append(list, line.c_str());
+    if (next == nullptr) {
+      curl_slist_free_all(list);
+      return make_error(ErrorKind::transport, "out of memory building headers");
+    }
+    list = next;
+  }
+  if (!request.body.empty()) {
+    if (curl_slist* next = curl_slist_append(list, "Expect:"); next != nullptr) list = next;
+  }
+  ex.request_headers.reset(list);
+
+  curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  // Only https:// goes through a proxy. Plain http:// (the loopback opt-in),
+  // or a URL without a scheme that libcurl would take as http, never does:
+  // "" turns off the environment's http_proxy / ALL_PROXY too, since the
+  // proxy would see the credential headers in clear. https://: the explicit
+  // proxy, or (null) libcurl's environment variables.
+  const bool tls = request.url.size() >= 6 && iequals(std::string_view(request.url).substr(0, 6), "https:");
+  curl_easy_setopt(h, CURLOPT_PROXY, !tls ? "" : (proxy.empty() ? nullptr : proxy.c_str()));
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, ex.request_headers.get());
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ex.error.data());
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &curl_write_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &ex);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &curl_write_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
+  curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &curl_before_send);
+  curl_easy_setopt(h, CURLOPT_PREREQDATA, &ex);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &CurlSocketRegistry::open);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &sockets);
+  curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, &CurlSocketRegistry::close);
+  curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, &sockets);
+  curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 0L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
+
+  if (request.method == "GET" && request.body.empty()) {
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, nullptr);
+  } else if (request.method == "HEAD") {
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, nullptr);
+  } else if (request.body.empty() && request.method != "POST" && request.method != "PUT" &&
+             request.method != "PATCH") {
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  } else {
+    // A pooled handle may still carry NOBODY from a HEAD; clear it first, or
+    // the body and Content-Length are dropped and no answer body is read.
+    curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+  return {};
+}
+
+}  // namespace studentsvc::detail
+
+#endif  // STUDENTSVC_WITH_CURL

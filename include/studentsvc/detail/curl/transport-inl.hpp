@@ -1,0 +1,240 @@
+#pragma once
+/// @file detail/curl/transport-inl.hpp
+/// @brief CurlTransport's bodies: included by curl_transport.hpp in header-only
+/// mode, compiled once by src/curl_transport.cpp otherwise.
+
+#include <studentsvc/detail/config.hpp>
+
+#if STUDENTSVC_WITH_CURL
+
+#include <algorithm>
+#include <condition_variable>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <curl/curl.h>
+
+#include <studentsvc/curl_transport.hpp>
+#include <studentsvc/detail/curl/connection_trust.hpp>
+#include <studentsvc/detail/curl/errors.hpp>
+#include <studentsvc/detail/curl/event_loop.hpp>
+#include <studentsvc/detail/curl/exchange.hpp>
+#include <studentsvc/detail/curl/handle_pool.hpp>
+#include <studentsvc/detail/curl/request.hpp>
+#include <studentsvc/detail/curl/sockets.hpp>
+#include <studentsvc/detail/header_only.hpp>
+
+namespace studentsvc {
+namespace detail {
+
+struct CurlTransportState {
+  explicit CurlTransportState(CurlTransportOptions o)
+      : options(std::move(o)), handles(CurlHandleSettings{options.ca_bundle, options.allow_http, options.max_connections}) {}
+
+  CurlTransportOptions options;
+  /// Sockets of every connection this transport's handles have open.
+  CurlSocketRegistry sockets;
+  CurlHandlePool handles;
+  /// The connections the event loop's transfers are on (its thread only; the
+  /// loop, declared after it, runs every completion before this goes).
+  ConnectionsInUse async_connections;
+
+  /// True on the event thread (inside a completion), where nothing may wait for it.
+  [[nodiscard]] bool on_event_thread() {
+    const std::lock_guard lock(loop_mutex);
+    return loop && loop->on_event_thread();
+  }
+
+  /// The event thread of every transfer and timer, made on first use. Declared
+  /// last, so destroyed first: its destructor cancels what is in flight and
+  /// runs the completions, which hand their easy handles back to `handles`.
+  [[nodiscard]] CurlEventLoop& event_loop() {
+    const std::lock_guard lock(loop_mutex);
+    if (!loop) loop = std::make_unique<CurlEventLoop>(static_cast<std::size_t>(std::max(options.max_connections, 1L)));
+    return *loop;
+  }
+  std::mutex loop_mutex;
+  std::unique_ptr<CurlEventLoop> loop;
+};
+
+/// One send_async transfer: the request (the handle points into its URL and
+/// body), the pooled handle, what it writes into, and the caller's completion.
+struct CurlAsyncTransfer {
+  HttpRequest request;
+  CurlEasy handle;
+  CurlExchange exchange;
+  SendCompletion done;
+  StopToken stop;
+};
+
+/// The loop's completion of a CurlAsyncTransfer: maps the outcome, gives the
+/// handle back and calls the caller's completion, on the event thread. A
+/// connection found stale before anything was sent is left for a new one, once.
+struct CurlAsyncCompletion {
+  CurlTransportState* state;
+  std::unique_ptr<CurlAsyncTransfer> transfer;
+
+  void operator()(TransferOutcome outcome) {
+    CURL* h = transfer->handle.get();
+    leave_connection(transfer->exchange);
+    Result<HttpResponse> result;
+    if (outcome.cancelled) {
+      (void)curl_transfer_result(h, CURLE_ABORTED_BY_CALLBACK, transfer->exchange);
+      result = std::unexpected(cancelled_error(transfer->exchange.sends > 0
+                                                   ? "cancelled (stop requested) after the request went out: it may "
+                                                     "or may not have been processed"
+                                                   : "cancelled (stop requested) before the request was sent"));
+    } else if (send_again_on_fresh_connection(h, outcome.code, transfer->exchange)) {
+      CurlTransportState* s = state;
+      submit(*s, std::move(transfer));
+      return;
+    } else {
+      result = curl_transfer_result(h, outcome.code, transfer->exchange);
+    }
+    state->handles.release(std::move(transfer->handle));
+    SendCompletion done = std::move(transfer->done);
+    transfer.reset();  // the request and its buffers, before the caller goes on
+    done(std::move(result));
+  }
+
+  static void submit(CurlTransportState& state, std::unique_ptr<CurlAsyncTransfer> transfer) {
+    CURL* h = transfer->handle.get();
+#if STUDENTSVC_HAS_STOP_TOKEN
+    const StopToken stop = transfer->stop;
+    state.event_loop().submit(h, CurlAsyncCompletion{&state, std::move(transfer)}, stop);
+#else
+    state.event_loop().submit(h, CurlAsyncCompletion{&state, std::move(transfer)});
+#endif
+  }
+};
+
+}  // namespace detail
+
+STUDENTSVC_INLINE CurlTransport::CurlTransport(CurlTransportOptions options)
+    : state_(std::make_unique<detail::CurlTransportState>(std::move(options))) {}
+
+STUDENTSVC_INLINE CurlTransport::~CurlTransport() = default;
+
+STUDENTSVC_INLINE const CurlTransportOptions& CurlTransport::options() const noexcept { return state_->options; }
+
+STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& request) {
+  if (state_->on_event_thread()) {
+    // Inside a completion the loop cannot run this transfer while its thread
+    // waits: it runs here, on a handle (and connection) of its own.
+    detail::CurlEasy handle = state_->handles.acquire();
+    if (!handle) return make_error(ErrorKind::transport, "could not create a libcurl handle");
+    detail::CurlExchange exchange;
+    if (auto prepared = detail::curl_prepare(handle.get(), request, exchange, state_->options.proxy, state_->sockets);
+        !prepared) {
+      state_->handles.release(std::move(handle));
+      return std::unexpected(std::move(prepared.error()));
+    }
+    CURLcode code = curl_easy_perform(handle.get());
+    if (detail::send_again_on_fresh_connection(handle.get(), code, exchange)) code = curl_easy_perform(handle.get());
+    auto result = detail::curl_transfer_result(handle.get(), code, exchange);
+    state_->handles.release(std::move(handle));
+    return result;
+  }
+  // Everywhere else on the event loop: one connection pool for every form.
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::optional<Result<HttpResponse>> outcome;
+  send_async(request, [&](Result<HttpResponse> r) {
+    const std::lock_guard lock(mutex);
+    outcome = std::move(r);
+    ready.notify_one();  // under the lock: `ready` lives on the waiting caller's stack
+  }, StopToken{});
+  std::unique_lock lock(mutex);
+  ready.wait(lock, [&] { return outcome.has_value(); });
+  return std::move(*outcome);
+}
+
+STUDENTSVC_INLINE std::vector<Result<HttpResponse>> CurlTransport::send_all(std::span<const HttpRequest> requests,
+                                                                            std::size_t max_concurrency) {
+  if (requests.empty()) return {};
+  if (state_->on_event_thread()) return Transport::send_all(requests, 1);  // one after another, here
+  // On the event loop: at most `max_concurrency` at once, each finished one starting the next.
+  struct Batch {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::vector<Result<HttpResponse>> out;
+    std::size_t next = 0;
+    std::size_t finished = 0;
+  } batch;
+  batch.out.resize(requests.size());
+  std::function<void()> launch = [&] {
+    std::size_t i = 0;
+    {
+      const std::lock_guard lock(batch.mutex);
+      if (batch.next == requests.size()) return;
+      i = batch.next++;
+    }
+    send_async(requests[i], [&, i](Result<HttpResponse> r) {
+      {
+        const std::lock_guard lock(batch.mutex);
+        batch.out[i] = std::move(r);
+        if (++batch.finished == requests.size()) {
+          batch.done.notify_one();  // under the lock: `batch` lives on the waiting caller's stack
+          return;
+        }
+      }
+      launch();
+    }, StopToken{});
+  };
+  const std::size_t width = std::min(std::max<std::size_t>(max_concurrency, 1), requests.size());
+  for (std::size_t k = 0; k < width; ++k) launch();
+  std::unique_lock lock(batch.mutex);
+  batch.done.wait(lock, [&] { return batch.finished == requests.size(); });
+  return std::move(batch.out);
+}
+
+STUDENTSVC_INLINE void CurlTransport::send_async(HttpRequest request, SendCompletion done, StopToken stop) {
+  if (stop.stop_requested()) {
+    done(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
+    return;
+  }
+  auto transfer = std::make_unique<detail::CurlAsyncTransfer>();
+  transfer->request = std::move(request);
+  transfer->done = std::move(done);
+  transfer->stop = std::move(stop);
+  transfer->handle = state_->handles.acquire();
+  if (!transfer->handle) {
+    transfer->done(make_error(ErrorKind::transport, "could not create a libcurl handle"));
+    return;
+  }
+  CURL* h = transfer->handle.get();
+  if (auto prepared =
+          detail::curl_prepare(h, transfer->request, transfer->exchange, state_->options.proxy, state_->sockets);
+      !prepared) {
+    state_->handles.release(std::move(transfer->handle));
+    transfer->done(std::unexpected(std::move(prepared.error())));
+    return;
+  }
+  transfer->exchange.connections = &state_->async_connections;  // read and written on the event thread only
+  // Wait for a multiplexable connection rather than open another, where HTTP/2 can be offered.
+  curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request.url.starts_with("https:") ? 1L : 0L);
+  detail::CurlAsyncCompletion::submit(*state_, std::move(transfer));
+}
+
+STUDENTSVC_INLINE void CurlTransport::run_after(std::chrono::milliseconds delay, std::function<void(bool)> fn,
+                                                StopToken stop) {
+  detail::TransferCompletion done([fn = std::move(fn)](detail::TransferOutcome outcome) { fn(!outcome.cancelled); });
+#if STUDENTSVC_HAS_STOP_TOKEN
+  state_->event_loop().schedule(delay, std::move(done), std::move(stop));
+#else
+  (void)stop;
+  state_->event_loop().schedule(delay, std::move(done));
+#endif
+}
+
+}  // namespace studentsvc
+
+#endif  // STUDENTSVC_WITH_CURL

@@ -136,9 +136,17 @@ std::size_t to_size(const char* s) {
   return static_cast<std::size_t>(v);
 }
 
+/// The CA that signed the benchmark server's certificate (an https:// URL), from
+/// STUDENTSVC_BENCH_CA; empty for plain http://.
+std::string bench_ca() {
+  const char* ca = std::getenv("STUDENTSVC_BENCH_CA");  // NOLINT(concurrency-mt-unsafe): read before any thread
+  return ca != nullptr ? ca : "";
+}
+
 studentsvc::ClientOptions client_options(const std::string& base_url) {
   studentsvc::ClientOptions o;
   o.base_url = base_url;
+  o.ca_bundle = bench_ca();
   o.allow_insecure_loopback = true;
   o.auth.api_key = bench_api_key;
   o.auth.basic = studentsvc::BasicCredential{bench_network_id, bench_password};
@@ -202,6 +210,7 @@ struct RawLoop {
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (!options.ca_bundle.empty()) curl_easy_setopt(handle, CURLOPT_CAINFO, options.ca_bundle.c_str());
   }
   ~RawLoop() {
     curl_easy_cleanup(handle);

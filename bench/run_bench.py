@@ -181,6 +181,7 @@ def measure_compile(build_dir: Path, repeats: int) -> dict[str, float]:
 TARGETS = {
     # name: (description, op, threshold)
     "sdk_over_raw": ("(a) at most 1.05", "<=", 1.05),
+    "https_sdk_over_raw": ("(a) HTTPS at most 1.03", "<=", 1.03),
     "requests_over_sdk": ("(b) at least 5", ">=", 5.0),
     "decode_over_parse": ("(d) at most 1.3", "<=", 1.3),
     "batch_c16_fraction_of_ideal": ("(e) at least 0.95", ">=", 0.95),
@@ -222,6 +223,9 @@ ROWS = [
     ("a", "same loop, raw libcurl + nlohmann::json::parse", "seq_raw_us_per_call", "µs/call"),
     ("a", "SDK / raw", "sdk_over_raw", "ratio"),
     ("a", "  client CPU time per call, SDK / raw", "sdk_over_raw_cpu", "ratio"),
+    ("a", "over HTTPS + HTTP/2: get_student, studentsvc", "https_seq_sdk_us_per_call", "µs/call"),
+    ("a", "over HTTPS + HTTP/2: raw libcurl loop", "https_seq_raw_us_per_call", "µs/call"),
+    ("a", "over HTTPS + HTTP/2: SDK / raw", "https_sdk_over_raw", "ratio"),
     ("b", "same loop, Python requests.Session", "requests_us_per_call", "µs/call"),
     ("b", "get_student, studentsvc (same window)", "sdk_us_per_call", "µs/call"),
     ("b", "requests / SDK", "requests_over_sdk", "ratio"),
@@ -478,6 +482,8 @@ def main() -> int:
     ap.add_argument("--bin", required=True, help="studentsvc_bench")
     ap.add_argument("--build-dir", required=True, help="the bench build directory (compile_commands.json)")
     ap.add_argument("--url", required=True, help="base URL of the nginx server, http://127.0.0.1:PORT")
+    ap.add_argument("--tls-url", help="the same server over HTTPS + HTTP/2, https://127.0.0.1:PORT")
+    ap.add_argument("--ca", help="the CA that signed the HTTPS server's certificate")
     ap.add_argument("--quick", action="store_true", help="fewer iterations (to check the script)")
     ap.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md and .png")
     args = ap.parse_args()
@@ -500,6 +506,13 @@ def main() -> int:
 
     log(f"(a) SDK vs raw libcurl: {p['seq_rounds']} rounds x {p['seq_calls']} calls")
     r.update(bench_lines(run([b, "seq", url, str(p["seq_rounds"]), str(p["seq_calls"])], timeout=600)))
+    if args.tls_url:
+        log("(a) over HTTPS + HTTP/2: the same alternating rounds")
+        tls = bench_lines(run([b, "seq", args.tls_url, str(p["seq_rounds"]), str(p["seq_calls"])], timeout=600,
+                              env={**os.environ, "STUDENTSVC_BENCH_CA": args.ca}))
+        for key in ("seq_sdk_us_per_call", "seq_raw_us_per_call", "sdk_over_raw", "sdk_over_raw_cpu"):
+            r["https_" + key] = tls[key]
+        print(f"BENCH https_sdk_over_raw={tls['sdk_over_raw']:.4f}", flush=True)
 
     log(f"(b) Python requests vs SDK: {p['req_repeats']} alternating pairs")
     pairs = []

@@ -51,15 +51,24 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+port=$(free_port)
+tls_port=$(free_port)
+# A CA and a server certificate for 127.0.0.1, made here for this run only.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=studentsvc bench CA" \
+  -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$tmp/server.key" -out "$tmp/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' > "$tmp/san.ext"
+openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial -days 2 \
+  -extfile "$tmp/san.ext" -out "$tmp/server.crt" 2>/dev/null
 body=$("$bench_bin" body)
 mkdir -p "$tmp"/{client_body,proxy,fastcgi,uwsgi,scgi}
 # The body goes into a single-quoted nginx string: escape \ and '.
 body_escaped=$(printf '%s' "$body" | sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g")
-BENCH_PREFIX="$tmp" BENCH_PORT="$port" BENCH_BODY="$body_escaped" python3 - "$repo/bench/nginx.conf.in" "$tmp/nginx.conf" <<'PY'
+BENCH_PREFIX="$tmp" BENCH_PORT="$port" BENCH_TLS_PORT="$tls_port" BENCH_BODY="$body_escaped" python3 - "$repo/bench/nginx.conf.in" "$tmp/nginx.conf" <<'PY'
 import os, sys
 text = open(sys.argv[1]).read()
-for key in ("PREFIX", "PORT", "BODY"):
+for key in ("PREFIX", "PORT", "TLS_PORT", "BODY"):
     text = text.replace(f"@{key}@", os.environ[f"BENCH_{key}"])
 open(sys.argv[2], "w").write(text)
 PY
@@ -76,4 +85,5 @@ for _ in $(seq 1 100); do
 done
 echo "bench.sh: nginx (pid $nginx_pid) on $url"
 
-python3 bench/run_bench.py --bin "$bench_bin" --build-dir "$build_dir" --url "$url" "${run_args[@]}"
+python3 bench/run_bench.py --bin "$bench_bin" --build-dir "$build_dir" --url "$url" \
+  --tls-url "https://127.0.0.1:$tls_port" --ca "$tmp/ca.crt" "${run_args[@]}"

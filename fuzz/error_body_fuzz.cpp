@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/detail/json/error_body.hpp>
-#include <studentsvc/detail/json/depth.hpp>
 #include <studentsvc/detail/call/redact.hpp>
 #include <studentsvc/errors.hpp>
 
@@ -48,8 +47,14 @@ std::string dom_string(const nlohmann::json& object, const char* key) {
 
 DomReading read_as_dom(std::string_view body) {
   DomReading r;
-  if (studentsvc::detail::json_nests_deeper_than(body, studentsvc::detail::max_json_depth)) return r;
-  const auto json = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  // A container that opens 3 levels down holds nothing read below (at most an
+  // entry's array element that is not a string): the parser drops it as it
+  // comes, so a body of any depth gives a DOM at most 3 deep.
+  const auto shallow = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+    using event_t = nlohmann::json::parse_event_t;
+    return depth < 3 || (event != event_t::object_start && event != event_t::array_start);
+  };
+  const auto json = nlohmann::json::parse(body.begin(), body.end(), shallow, false);
   if (!json.is_object()) return r;
   r.object = true;
   r.message = dom_string(json, "message");

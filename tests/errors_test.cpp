@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include <studentsvc/detail/json/error_body.hpp>
@@ -312,7 +313,91 @@ TEST_CASE("an error body nested a million deep maps by status, without a DOM of 
   const std::string deep_object = R"({"message":"m","x":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
   const ApiError o = studentsvc::decode_error_body(404, deep_object);
   CHECK(o.kind == ErrorKind::not_found);
-  CHECK(o.message == "not found");  // not decoded: the status's own message
+  CHECK(o.message == "m");  // the deep value is skipped, the message beside it kept
+}
+
+namespace {
+
+/// An unknown JSON value nested `levels` deep: arrays, or objects of arrays.
+std::string deep_value(std::size_t levels, bool objects) {
+  if (!objects) return std::string(levels, '[') + std::string(levels, ']');
+  std::string v;
+  for (std::size_t i = 0; i < levels / 2; ++i) v += R"({"k":[)";
+  for (std::size_t i = 0; i < levels / 2; ++i) v += "]}";
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("an error body keeps its documented fields beside an unknown value of any depth", "[errors][deep]") {
+  // 200,000 levels: 400 KB, well inside the 4 MiB body cap.
+  const bool objects = GENERATE(false, true);
+  const std::string deep = deep_value(200'000, objects);
+  CAPTURE(objects);
+  const std::string model = R"("message":"The request is invalid.","modelState":{"perm":["too short"]})";
+  const studentsvc::ModelState perm_state{{"perm", {"too short"}}};
+
+  SECTION("400: before, after and between message and modelState") {
+    for (const std::string& body : {"{\"x\":" + deep + "," + model + "}", "{" + model + ",\"x\":" + deep + "}",
+                                    R"({"message":"The request is invalid.","x":)" + deep +
+                                        R"(,"modelState":{"perm":["too short"]}})"}) {
+      const ApiError e = studentsvc::decode_error_body(400, body);
+      CHECK(e.kind == ErrorKind::bad_request);
+      CHECK(e.status == 400);
+      CHECK(e.message == "The request is invalid.");
+      CHECK(e.model_state == perm_state);
+      CHECK(e.body_excerpt.empty());  // decoded, as a shallow body is
+    }
+  }
+  SECTION("400: an unknown deep value inside modelState, as an entry or an entry's element") {
+    ApiError e = studentsvc::decode_error_body(
+        400, R"({"message":"m","modelState":{"deep":)" + deep + R"(,"perm":["too short"]}})");
+    CHECK(e.message == "m");
+    CHECK(e.model_state == studentsvc::ModelState{{"deep", {}}, {"perm", {"too short"}}});
+    e = studentsvc::decode_error_body(400, R"({"modelState":{"perm":["a",)" + deep + R"(,"b"]},"message":"m"})");
+    CHECK(e.message == "m");
+    CHECK(e.model_state == studentsvc::ModelState{{"perm", {"a", "b"}}});
+  }
+  SECTION("401: AuthErrorBody and SimpleMessageModel") {
+    ApiError e = studentsvc::decode_error_body(401, R"({"x":)" + deep + R"(,"detail":"Invalid API key."})");
+    CHECK(e.kind == ErrorKind::unauthorized);
+    CHECK(e.detail == "Invalid API key.");
+    CHECK(e.message == "Invalid API key.");
+    e = studentsvc::decode_error_body(401, R"({"message":"Authorization has been denied.","x":)" + deep + "}");
+    CHECK(e.message == "Authorization has been denied.");
+  }
+  SECTION("404: SimpleMessageModel, the deep value before or after") {
+    for (const std::string& body : {R"({"x":)" + deep + R"(,"message":"Student not found"})",
+                                    R"({"message":"Student not found","x":)" + deep + "}"}) {
+      const ApiError e = studentsvc::decode_error_body(404, body);
+      CHECK(e.kind == ErrorKind::not_found);
+      CHECK(e.message == "Student not found");
+    }
+  }
+  SECTION("the rules that hold for a shallow body hold beside a deep one") {
+    // The last of two keys counts, even when the first held the deep value.
+    ApiError e = studentsvc::decode_error_body(400, R"({"message":)" + deep + R"(,"message":"second"})");
+    CHECK(e.message == "second");
+    // ...and a deep last value is no message.
+    e = studentsvc::decode_error_body(404, R"({"message":"first","message":)" + deep + "}");
+    CHECK(e.message == "not found");
+    // Look-alike keys inside the deep value count for nothing.
+    const std::string inner = std::string(1'000, '[') + R"({"message":"no","modelState":{"q":["no"]}})" +
+                              std::string(1'000, ']');
+    e = studentsvc::decode_error_body(400, R"({"x":)" + inner + "}");
+    CHECK(e.message == "bad request");
+    CHECK(e.model_state.empty());
+    // A top-level array, a body cut short inside the deep value, or bytes after
+    // the object: nothing is read, the status speaks and the excerpt shows the start.
+    for (const std::string& body : {"[" + deep + R"(,{"message":"no"}])",
+                                    R"({"message":"no","x":)" + deep.substr(0, deep.size() - 1),
+                                    R"({"message":"no","x":)" + deep + "} trailing"}) {
+      e = studentsvc::decode_error_body(400, body);
+      CHECK(e.message == "bad request");
+      CHECK(e.model_state.empty());
+      CHECK_FALSE(e.body_excerpt.empty());
+    }
+  }
 }
 
 TEST_CASE("cancelled: its name, status 0 and never retryable", "[errors][cancelled]") {

@@ -397,6 +397,28 @@ TEST_CASE("a 200 whose body is not the documented JSON yields decode", "[limits]
   if (body == R"({"perm":1234567})") CHECK_THAT(r.error().message, Catch::Contains("perm"));
 }
 
+TEST_CASE("a 400 with an unknown field nested 200,000 deep keeps its message and modelState", "[limits][deep]") {
+  // 400 KB, inside the body cap: the deep value is skipped where it stands,
+  // before or after the documented fields, chunked or with a length.
+  const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+  const std::string fields = R"("message":"The request is invalid.","modelState":{"perm":["Invalid perm"]})";
+  const bool first = GENERATE(true, false);
+  const bool chunked = GENERATE(false, true);
+  CAPTURE(first, chunked);
+  const std::string body = first ? R"({"x":)" + deep + "," + fields + "}" : "{" + fields + R"(,"x":)" + deep + "}";
+  RawServer server([&](int fd, int) {
+    if (RawServer::read_request(fd).empty()) return;
+    RawServer::write_all(fd, chunked ? RawServer::chunked_response(400, body) : RawServer::response(400, body));
+  });
+  const auto r = studentsvc::Client(raw_options(server)).get_student("1234567");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == ErrorKind::bad_request);
+  CHECK(r.error().status == 400);
+  CHECK(r.error().message == "The request is invalid.");
+  CHECK(r.error().model_state == studentsvc::ModelState{{"perm", {"Invalid perm"}}});
+  CHECK(r.error().attempts == 1);
+}
+
 TEST_CASE("redirects are never followed, so credentials never go to another host", "[limits]") {
   // The SDK turns off libcurl's redirect following: a 3xx comes back as an
   // http_status ApiError with the status and "redirect ... not followed".

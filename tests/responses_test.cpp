@@ -3,7 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <studentsvc/json.hpp>
 #include <studentsvc/responses.hpp>
@@ -192,6 +194,54 @@ TEST_CASE("2xx whose body is not the documented JSON is decode with the status",
   CHECK(r.error().status == c.status);
   CHECK_THAT(r.error().message, Catch::Contains(c.mentions));
   CHECK_FALSE(r.error().retryable);
+}
+
+TEST_CASE("an unknown value of any depth is skipped in every answer a student endpoint maps", "[responses][deep]") {
+  // 200,000 levels (400 KB, well inside the 4 MiB body cap), before or after the documented fields.
+  const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+  const auto endpoint = GENERATE(Endpoint::get_student, Endpoint::current_student);
+  const bool first = GENERATE(true, false);
+  CAPTURE(first);
+  const auto with_deep = [&](std::string_view fields) {
+    return first ? R"({"x":)" + deep + "," + std::string(fields) + "}"
+                 : "{" + std::string(fields) + R"(,"x":)" + deep + "}";
+  };
+  SECTION("2xx: the student decodes") {
+    auto r = studentsvc::map_student_response(
+        response(200, with_deep(R"("perm":"1234567","firstName":"Ana","email":"ana@example.edu","nfr":true)")),
+        endpoint);
+    REQUIRE(r);
+    CHECK(r->perm == "1234567");
+    CHECK(r->first_name == "Ana");
+    CHECK(r->email == "ana@example.edu");
+    CHECK(r->nfr == (endpoint == Endpoint::get_student ? std::optional<bool>(true) : std::nullopt));
+    // A deep value where a student field belongs is still that field's type error.
+    auto wrong = studentsvc::map_student_response(response(200, with_deep(R"("email":)" + deep)), endpoint);
+    REQUIRE_FALSE(wrong);
+    CHECK(wrong.error().kind == ErrorKind::decode);
+    CHECK_THAT(wrong.error().message, Catch::Contains("'email'") && Catch::Contains("array"));
+  }
+  SECTION("400: message and modelState") {
+    auto r = studentsvc::map_student_response(
+        response(400, with_deep(R"("message":"The request is invalid.","modelState":{"perm":["Invalid perm"]})")),
+        endpoint);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::bad_request);
+    CHECK(r.error().message == "The request is invalid.");
+    CHECK(r.error().model_state == studentsvc::ModelState{{"perm", {"Invalid perm"}}});
+  }
+  SECTION("401: detail") {
+    auto r = studentsvc::map_student_response(response(401, with_deep(R"("detail":"Invalid API key")")), endpoint);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::unauthorized);
+    CHECK(r.error().detail == "Invalid API key");
+  }
+  SECTION("404: still the service's SimpleMessageModel, so not_found") {
+    auto r = studentsvc::map_student_response(response(404, with_deep(R"("message":"Student not found")")), endpoint);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::not_found);
+    CHECK(r.error().message == "Student not found");
+  }
 }
 
 TEST_CASE("/current with an undecodable basic field is decode too", "[responses]") {

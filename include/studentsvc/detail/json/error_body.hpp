@@ -12,7 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/json/depth.hpp>
 #include <studentsvc/detail/json/sax.hpp>
 #include <studentsvc/errors.hpp>
 
@@ -22,7 +21,9 @@ namespace detail {
 /// SAX handler for the interface's error objects, read in one pass with no
 /// DOM: the top-level `message` and `detail` when they are strings, and
 /// `modelState`'s entries (an array of strings, or one string). A key that
-/// comes twice counts as its last value, as a DOM would keep it.
+/// comes twice counts as its last value, as a DOM would keep it. Values are
+/// built only at the fixed depths of those fields (1 to 3); anything deeper is
+/// skipped by counting depth_, so its nesting costs no memory or stack.
 class ErrorBodySax {
  public:
   using json = nlohmann::json;
@@ -110,10 +111,11 @@ class ErrorBodySax {
 };
 
 /// `body` read as the interface's error objects; nullopt when it is not a JSON
-/// object or nests past the limit (the interface's error objects nest 3 deep,
-/// so a deeper body is kept as an excerpt instead of being parsed).
+/// object. Any depth is read: nlohmann's SAX parser keeps one bit per open
+/// level (no recursion) and ErrorBodySax builds nothing below depth 3, so a
+/// deep unknown value anywhere is only counted through, and the documented
+/// fields around it still count (a depth limit here lost them).
 [[nodiscard]] inline std::optional<ErrorBodySax> read_error_body(std::string_view body) {
-  if (json_nests_deeper_than(body, max_json_depth)) return std::nullopt;
   ErrorBodySax sax;
   if (!sax_parse_json(body, &sax) || !sax.object()) return std::nullopt;
   return sax;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/tls.hpp>
 
 namespace studentsvc {
 
@@ -33,6 +35,16 @@ struct CurlTransportOptions {
   /// queue), and idle connections kept open for reuse. Every form of call
   /// (blocking, asynchronous, batches) shares this one pool.
   long max_connections = 64;
+  /// The trusted CAs as PEM text (CURLOPT_CAINFO_BLOB), in place of `ca_bundle`
+  /// and the system's bundle file; empty: none.
+  std::string ca_pem;
+  /// A certificate and key presented to servers that ask for one (mutual TLS);
+  /// none by default. Not presented to an https:// proxy.
+  std::optional<ClientCertificate> client_certificate;
+  /// `sha256//<base64>[;sha256//<base64>...]`: the server's public key must
+  /// match one (CURLOPT_PINNEDPUBLICKEY); empty: no pin. A Client checks the
+  /// form first; set here directly, it goes to libcurl as given.
+  std::string pinned_public_key;
 };
 
 namespace detail {

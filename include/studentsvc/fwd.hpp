@@ -49,6 +49,9 @@ struct BasicCredential;
 enum class SvcApiKeyMode;
 struct AuthPolicy;
 
+// tls.hpp
+struct ClientCertificate;
+
 // options.hpp
 struct RetryPolicy;
 struct ClientOptions;

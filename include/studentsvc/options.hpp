@@ -15,11 +15,13 @@
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/detail/auth/readable_file.hpp>
+#include <studentsvc/detail/request/tls_options.hpp>
 #include <studentsvc/detail/request/url.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/instrumentation.hpp>
 #include <studentsvc/logging.hpp>
+#include <studentsvc/tls.hpp>
 
 namespace studentsvc {
 
@@ -107,6 +109,17 @@ struct ClientOptions {
   std::string api_version = "2.0";
   /// PEM file of trusted CAs; empty: the system's store. Verification is always on.
   std::string ca_bundle;
+  /// The trusted CAs as PEM text (`-----BEGIN CERTIFICATE-----` blocks), in
+  /// place of the system's store, as ca_bundle is for a file; not both.
+  std::string ca_pem;
+  /// A certificate and key to present to a gateway that requires mutual TLS;
+  /// none by default. Both files must be readable PEM (checked when the Client is built).
+  std::optional<ClientCertificate> client_certificate;
+  /// The server's public key must be one of these, on top of the usual
+  /// verification: `sha256//<base64 SHA-256 of its SubjectPublicKeyInfo>`,
+  /// several separated by `;` (curl's form); empty: no pin. A mismatch fails
+  /// the call as ErrorKind::transport, not retried.
+  std::string pinned_public_key;
   /// Explicit proxy URL; empty: libcurl's environment (`https_proxy`, `no_proxy`, ...).
   std::string proxy;
   /// Allows `http://` base URLs, and only to 127.0.0.0/8, ::1 or localhost.
@@ -147,10 +160,15 @@ struct ClientOptions {
   /// off); `STUDENTSVC_NETWORK_ID` and `STUDENTSVC_PASSWORD` go together;
   /// `STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1` is the loopback opt-in;
   /// `STUDENTSVC_LOG=debug|info|warning|...` turns on stderr_logger().
+  /// TLS: `STUDENTSVC_CA_PEM` (PEM text), `STUDENTSVC_CLIENT_CERT` and
+  /// `STUDENTSVC_CLIENT_KEY` (together), `STUDENTSVC_CLIENT_KEY_PASSWORD`,
+  /// `STUDENTSVC_PINNED_PUBLIC_KEY`.
   ///
   /// Mistakes are caught here, before any request, as ErrorKind::invalid_argument
   /// naming the variable: a base URL the Client would refuse (scheme, host,
   /// port, http:// without the opt-in), a CA bundle that cannot be read, a
+  /// client certificate or key that cannot be read or is not PEM, one without
+  /// the other, CA text that is not PEM, a pin not in `sha256//` form, a
   /// value that is not one of the documented ones.
   [[nodiscard]] static Result<ClientOptions> from_env() {
     return from_env([](std::string_view name) -> std::optional<std::string> {
@@ -208,6 +226,22 @@ struct ClientOptions {
     if (auto v = get("STUDENTSVC_CA_BUNDLE")) {
       if (auto why = detail::unreadable_file_reason(*v)) return invalid("STUDENTSVC_CA_BUNDLE", "the file " + *why);
       o.ca_bundle = *v;
+    }
+    if (auto v = get("STUDENTSVC_CA_PEM")) o.ca_pem = *v;
+    auto client_cert = get("STUDENTSVC_CLIENT_CERT");
+    auto client_key = get("STUDENTSVC_CLIENT_KEY");
+    auto key_password = get("STUDENTSVC_CLIENT_KEY_PASSWORD");
+    if (client_cert || client_key) {
+      o.client_certificate = ClientCertificate{client_cert.value_or(""), client_key.value_or(""), {}};
+      if (key_password) o.client_certificate->key_password = Secret(std::move(*key_password));
+    } else if (key_password) {
+      return invalid("STUDENTSVC_CLIENT_KEY_PASSWORD", "set without STUDENTSVC_CLIENT_CERT and STUDENTSVC_CLIENT_KEY");
+    }
+    if (auto v = get("STUDENTSVC_PINNED_PUBLIC_KEY")) o.pinned_public_key = *v;
+    if (auto tls = detail::validate_tls(o.client_certificate, o.ca_pem, o.ca_bundle, o.pinned_public_key, o.base_url,
+                                        detail::tls_env_names);
+        !tls) {
+      return std::unexpected(std::move(tls.error()));
     }
     if (auto v = get("STUDENTSVC_LOG")) {
       const auto level = parse_log_level(*v);

@@ -13,6 +13,7 @@
 #include <studentsvc/auth.hpp>
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/request/header_validation.hpp>
+#include <studentsvc/detail/request/tls_options.hpp>
 #include <studentsvc/detail/request/trace_context.hpp>
 #include <studentsvc/detail/request/url.hpp>
 #include <studentsvc/errors.hpp>
@@ -40,13 +41,19 @@ enum class ClientLimits { check, checked };
 /// The client-level settings a Client checks once, when built: a zero or
 /// negative timeout is refused rather than sent (libcurl reads 0 as "no
 /// timeout", so a bad value would silently remove the bound), and a CA bundle
-/// that cannot be read is named now rather than as a TLS error on the first call.
+/// that cannot be read is named now rather than as a TLS error on the first
+/// call, and so are the other TLS settings' mistakes (detail/request/tls_options.hpp).
 [[nodiscard]] inline Result<void> validate_limits(const ClientOptions& client) {
   constexpr std::chrono::milliseconds zero{0};
   if (!client.ca_bundle.empty()) {
     if (auto why = unreadable_file_reason(client.ca_bundle)) {
       return make_error(ErrorKind::invalid_argument, "ca_bundle: the file " + *why);
     }
+  }
+  if (auto tls = validate_tls(client.client_certificate, client.ca_pem, client.ca_bundle, client.pinned_public_key,
+                              client.base_url, tls_option_names);
+      !tls) {
+    return tls;
   }
   if (client.connect_timeout <= zero) return make_error(ErrorKind::invalid_argument, "connect_timeout must be positive");
   if (client.timeout <= zero) return make_error(ErrorKind::invalid_argument, "timeout must be positive");

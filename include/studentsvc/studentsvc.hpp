@@ -20,6 +20,7 @@
 #include <studentsvc/retry.hpp>
 #include <studentsvc/stop_token.hpp>
 #include <studentsvc/streaming.hpp>
+#include <studentsvc/tls.hpp>
 #include <studentsvc/version.hpp>
 #if STUDENTSVC_WITH_CURL
 #include <studentsvc/curl_transport.hpp>

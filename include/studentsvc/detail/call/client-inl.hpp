@@ -39,9 +39,11 @@ namespace studentsvc {
 namespace detail {
 
 /// `user:password@` parts of the base URL and of the proxy URL (the option,
-/// else the environment libcurl reads): a transport error may quote them.
+/// else the environment libcurl reads), and the client key's password: a
+/// transport error may quote them.
 [[nodiscard]] inline std::vector<std::string> client_url_secrets(const ClientOptions& options) {
   std::vector<std::string> out = url_secrets(options.base_url);
+  add_secrets(out, client_certificate_secrets(options.client_certificate));
   if (!options.proxy.empty()) {
     add_secrets(out, url_secrets(options.proxy));
     return out;

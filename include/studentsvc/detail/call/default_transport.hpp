@@ -4,6 +4,7 @@
 /// made here so that client.hpp needs nothing of libcurl.
 
 #include <memory>
+#include <utility>
 
 #include <studentsvc/detail/config.hpp>
 #include <studentsvc/http.hpp>
@@ -15,13 +16,19 @@
 
 namespace studentsvc::detail {
 
-/// A CurlTransport with the client's CA bundle, proxy and loopback opt-in;
-/// null without curl (STUDENTSVC_WITH_CURL=0), which the Client reports as
-/// "no transport configured".
+/// A CurlTransport with the client's CA bundle, proxy, loopback opt-in and
+/// TLS settings (CA text, client certificate, pin); null without curl
+/// (STUDENTSVC_WITH_CURL=0), which the Client reports as "no transport configured".
 [[nodiscard]] inline std::shared_ptr<Transport> make_default_transport(const ClientOptions& options) {
 #if STUDENTSVC_WITH_CURL
-  return std::make_shared<CurlTransport>(
-      CurlTransportOptions{options.ca_bundle, options.proxy, options.allow_insecure_loopback});
+  CurlTransportOptions curl;
+  curl.ca_bundle = options.ca_bundle;
+  curl.proxy = options.proxy;
+  curl.allow_http = options.allow_insecure_loopback;
+  curl.ca_pem = options.ca_pem;
+  curl.client_certificate = options.client_certificate;
+  curl.pinned_public_key = options.pinned_public_key;
+  return std::make_shared<CurlTransport>(std::move(curl));
 #else
   (void)options;
   return nullptr;

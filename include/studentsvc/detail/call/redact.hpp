@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,7 @@
 #include <studentsvc/http.hpp>
 #include <studentsvc/detail/request/url_userinfo.hpp>
 #include <studentsvc/logging.hpp>
+#include <studentsvc/tls.hpp>
 
 namespace studentsvc::detail {
 
@@ -98,6 +100,17 @@ inline constexpr std::size_t min_scrubbed_secret = 4;
   if (const std::size_t colon = userinfo.find(':'); colon != std::string_view::npos) {
     add(std::string(userinfo.substr(colon + 1)));
     add(decode(userinfo.substr(colon + 1)));
+  }
+  return out;
+}
+
+/// The client key's password (ClientOptions::client_certificate): a TLS
+/// library's message or a server's page could quote it.
+[[nodiscard]] inline std::vector<std::string> client_certificate_secrets(
+    const std::optional<ClientCertificate>& certificate) {
+  std::vector<std::string> out;
+  if (certificate && certificate->key_password.size() >= min_scrubbed_secret) {
+    out.emplace_back(certificate->key_password.reveal());
   }
   return out;
 }

@@ -79,6 +79,18 @@ namespace studentsvc::detail {
   }
 }
 
+/// Whether libcurl's `reason` is the server's TLS alert about our client
+/// certificate: none sent when it requires one (TLS 1.3 "certificate
+/// required"), or one it does not accept ("bad certificate", "unknown ca",
+/// "certificate unknown"). The same again on every attempt.
+[[nodiscard]] inline bool client_certificate_refused(std::string_view reason) noexcept {
+  for (const std::string_view alert : {"alert certificate required", "alert bad certificate", "alert unknown ca",
+                                       "alert certificate unknown"}) {
+    if (reason.find(alert) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 /// The ApiError of a failed transfer: kind transport and libcurl's reason,
 /// with the cause named first for the cases callers act on. With the handle,
 /// a failure at a proxy says so. libcurl's text may echo a proxy URL, so its
@@ -102,9 +114,17 @@ namespace studentsvc::detail {
     return e;
   }
   switch (code) {
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      e.message = "TLS public key pin did not match: the server's key is none of pinned_public_key: " + reason;
+      e.retryable = false;
+      break;
+    case CURLE_SSL_CERTPROBLEM:  // our own certificate or key: libcurl or OpenSSL could not load or use it
+      e.message = "the client certificate or key could not be used (a wrong key password, or a key that does not "
+                  "belong to the certificate?): " + reason;
+      e.retryable = false;
+      break;
     case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CERTPROBLEM: {
+    case CURLE_SSL_CACERT_BADFILE: {
       // The certificate check results (X509_V_OK, 0, when it passed) of an
       // https:// proxy and of the server. A handle keeps the last ones across
       // transfers, so the proxy is blamed only when the server's check did not
@@ -151,6 +171,12 @@ namespace studentsvc::detail {
       e.retryable = false;
       break;
     default: e.message = reason; break;
+  }
+  if (client_certificate_refused(reason)) {
+    e.message = "the server refused the client certificate, or none was sent (it requires mutual TLS: see "
+                "client_certificate): " + reason;
+    e.retryable = false;
+    e.transport_failure = TransportFailure::tls_certificate;
   }
   if (ex.body_too_large) {
     e.message = "response body exceeds the " + std::to_string(ex.max_body) + "-byte limit";

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include <curl/curl.h>
 
 #include <studentsvc/detail/curl/handles.hpp>
+#include <studentsvc/tls.hpp>
 
 namespace studentsvc::detail {
 
@@ -26,6 +28,9 @@ struct CurlHandleSettings {
   std::string ca_bundle;
   bool allow_http = false;
   long max_idle = 64;  ///< Idle handles kept; past it a returned handle is closed.
+  std::string ca_pem;  ///< CA text (CURLOPT_CAINFO_BLOB); overrides ca_bundle.
+  std::optional<ClientCertificate> client_certificate;  ///< Mutual TLS (CURLOPT_SSLCERT, SSLKEY, KEYPASSWD).
+  std::string pinned_public_key;                        ///< CURLOPT_PINNEDPUBLICKEY.
 };
 
 /// Thread-safe pool of easy handles with the options that never change.
@@ -81,6 +86,7 @@ class CurlHandlePool {
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     if (!settings_.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, settings_.ca_bundle.c_str());
+    set_tls_identity(e);
     return h;
   }
 
@@ -97,6 +103,27 @@ class CurlHandlePool {
   }
 
  private:
+  /// The server-side TLS settings every handle gets (never the proxy's): CA
+  /// text, client certificate and key, pinned key. libcurl copies each value.
+  void set_tls_identity(CURL* e) const {
+    if (!settings_.ca_pem.empty()) {
+      curl_blob blob{const_cast<char*>(settings_.ca_pem.data()), settings_.ca_pem.size(),  // NOLINT: copied, not written
+                     CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+    }
+    if (const auto& c = settings_.client_certificate) {
+      curl_easy_setopt(e, CURLOPT_SSLCERT, c->cert_file.c_str());
+      curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+      curl_easy_setopt(e, CURLOPT_SSLKEY, c->key_file.c_str());
+      curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+      // A Secret holds a std::string, so its bytes end in a NUL; the Client refused a NUL inside.
+      if (!c->key_password.empty()) curl_easy_setopt(e, CURLOPT_KEYPASSWD, c->key_password.reveal().data());
+    }
+    if (!settings_.pinned_public_key.empty()) {
+      curl_easy_setopt(e, CURLOPT_PINNEDPUBLICKEY, settings_.pinned_public_key.c_str());
+    }
+  }
+
   using LockArray = std::array<std::mutex, CURL_LOCK_DATA_LAST>;
 
   static void lock(CURL*, curl_lock_data data, curl_lock_access, void* user) noexcept {

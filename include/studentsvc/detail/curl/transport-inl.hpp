@@ -37,7 +37,9 @@ namespace detail {
 
 struct CurlTransportState {
   explicit CurlTransportState(CurlTransportOptions o)
-      : options(std::move(o)), handles(CurlHandleSettings{options.ca_bundle, options.allow_http, options.max_connections}) {}
+      : options(std::move(o)),
+        handles(CurlHandleSettings{options.ca_bundle, options.allow_http, options.max_connections, options.ca_pem,
+                                   options.client_certificate, options.pinned_public_key}) {}
 
   CurlTransportOptions options;
   /// Sockets of every connection this transport's handles have open.

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <expected>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -130,6 +131,17 @@ struct ApiError {
 }
 
 namespace detail {
+
+/// The ErrorKind a status maps to on its own (the body can refine it later).
+[[nodiscard]] constexpr std::optional<ErrorKind> error_of_status(int status) noexcept {
+  if (status >= 200 && status < 300) return std::nullopt;
+  switch (status) {
+    case 400: return ErrorKind::bad_request;
+    case 401: return ErrorKind::unauthorized;
+    case 404: return ErrorKind::not_found;
+    default: return ErrorKind::http_status;
+  }
+}
 
 /// Longest part of an undecodable body kept in `ApiError::body_excerpt`.
 inline constexpr std::size_t body_excerpt_limit = 256;

@@ -23,17 +23,6 @@ namespace studentsvc::detail {
   return n;
 }
 
-/// The ErrorKind a status maps to on its own (the body can refine it later).
-[[nodiscard]] constexpr std::optional<ErrorKind> error_of_status(int status) noexcept {
-  if (status >= 200 && status < 300) return std::nullopt;
-  switch (status) {
-    case 400: return ErrorKind::bad_request;
-    case 401: return ErrorKind::unauthorized;
-    case 404: return ErrorKind::not_found;
-    default: return ErrorKind::http_status;
-  }
-}
-
 /// Why the attempt after `previous` is made.
 [[nodiscard]] inline RetryReason retry_reason_after(const Result<HttpResponse>& previous) noexcept {
   if (!previous) return RetryReason::transport;

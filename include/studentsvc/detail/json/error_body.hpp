@@ -127,12 +127,7 @@ class ErrorBodySax {
   ApiError e;
   e.status = status;
   e.retryable = is_retryable_status(status);
-  switch (status) {
-    case 400: e.kind = ErrorKind::bad_request; break;
-    case 401: e.kind = ErrorKind::unauthorized; break;
-    case 404: e.kind = ErrorKind::not_found; break;
-    default: e.kind = ErrorKind::http_status; break;
-  }
+  e.kind = error_of_status(status).value_or(ErrorKind::http_status);
   if (read) {
     e.message = std::move(read->message);
     e.detail = std::move(read->detail);

@@ -11,14 +11,14 @@
 
 #include <studentsvc/studentsvc.hpp>
 
-#include "../tools/studentsvc/cli_args.hpp"
-#include "../tools/studentsvc/commands.hpp"
-#include "../tools/studentsvc/csv.hpp"
-#include "../tools/studentsvc/mock_command.hpp"
-#include "../tools/studentsvc/perm_input.hpp"
-#include "../tools/studentsvc/progress.hpp"
-#include "../tools/studentsvc/roster.hpp"
-#include "../tools/studentsvc/student_output.hpp"
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "csv.hpp"
+#include "cmd/mock.hpp"
+#include "cmd/get/perm_input.hpp"
+#include "cmd/get/progress.hpp"
+#include "cmd/get/roster.hpp"
+#include "student_output.hpp"
 
 using namespace studentsvc_cli;
 

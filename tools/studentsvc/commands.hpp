@@ -57,7 +57,7 @@ inline constexpr std::array<Command, 7> commands = {
     if (c->needs == Needs::nothing) return out;  // mock and version take no common option
   } else {
     out.append(main_help_intro).append(common_options_help).append("\n").append(exit_status_help);
-    out.append("\n").append(main_help_examples);
+    out.append("\n").append(doctor_exit_help).append("\n").append(main_help_examples);
     return out;
   }
   out.append("\nCommon options (connection, --mock, --verbose, ...): see 'studentsvc --help'.\n\n");

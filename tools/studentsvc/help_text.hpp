@@ -88,6 +88,13 @@ inline constexpr std::string_view main_help_intro =
     "before or after the command; '--' ends the options.\n"
     "\n";
 
+/// In the overview (and so in the man page): doctor's statuses follow the same categories.
+inline constexpr std::string_view doctor_exit_help =
+    "studentsvc doctor exits with the category of its first failed check: 0 every\n"
+    "check passed (warnings allowed), 3 configuration, 4 network or TLS (dns, connect,\n"
+    "proxy, tls), 8 base path (an answer that is not the service's), 6 authentication\n"
+    "(x-api-key, svc-api-key and Basic, a user JWT), 5 API version refused.\n";
+
 inline constexpr std::string_view main_help_examples =
     "Examples:\n"
     "  studentsvc --mock get 1234567\n"

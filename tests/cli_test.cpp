@@ -28,7 +28,7 @@
 #include <studentsvc/version.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
-#include "../tools/studentsvc/cli_json.hpp"
+#include "cli_json.hpp"
 #include "support/process.hpp"
 #include "support/raw_server.hpp"
 

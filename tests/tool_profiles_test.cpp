@@ -12,7 +12,7 @@
 
 #include <studentsvc/testing/mock_server.hpp>
 
-#include "../tools/studentsvc/profiles.hpp"
+#include "profiles.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 

@@ -4,11 +4,17 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -18,8 +24,9 @@
 
 #include <studentsvc/testing/mock_server.hpp>
 
-#include "../tools/studentsvc/csv.hpp"
+#include "csv.hpp"
 #include "support/process.hpp"
+#include "support/raw_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -114,6 +121,19 @@ MockServerOptions behind_a_web_server(std::string slow_path = {}) {
     return true;
   };
   return options;
+}
+
+/// The numbers of the summary line "N looked up, F found, X failed in ...".
+struct SummaryCounts {
+  std::size_t looked_up = 0;
+  std::size_t found = 0;
+  std::size_t failed = 0;
+};
+std::optional<SummaryCounts> summary_counts(const std::string& err) {
+  const std::regex line("([0-9]+) looked up, ([0-9]+) found, ([0-9]+) failed in ");
+  std::smatch m;
+  if (!std::regex_search(err, m, line)) return std::nullopt;
+  return SummaryCounts{std::stoul(m[1]), std::stoul(m[2]), std::stoul(m[3])};
 }
 
 }  // namespace
@@ -283,12 +303,34 @@ TEST_CASE("tool get --fail-fast stops sending after a 401, without it every look
   const auto fast = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "4", "--fail-fast"}), perms));
   CHECK(fast.status == 6);  // unauthorized
   CHECK_THAT(fast.err, Catch::Contains("get: stopped by --fail-fast: unauthorized (401)"));
-  CHECK_THAT(fast.err, Catch::Contains("101 looked up, 100 found, 1 failed"));
+  // The contract, not one quiet run: every lookup before the first 401 (in input
+  // order) is written, found or, when it was in flight as a 401 arrived and the
+  // stop cancelled it, failed; the 401 is the last row. With 4 in flight at most
+  // 3 others were under way when the first 401 came back.
+  const auto counts = summary_counts(fast.err);
+  REQUIRE(counts);
+  CHECK(counts->looked_up == counts->found + counts->failed);
+  CHECK(counts->looked_up >= 101);
+  CHECK(counts->looked_up <= 100 + 4);
+  CHECK(counts->found >= 100 - 3);
+  CHECK(counts->found <= 100);
+  CHECK(counts->failed >= 1);
   const auto sent = server.request_count();
   CHECK(sent <= 112);  // up to the chunk (4 x concurrency) that held the first 401, not 400
   const auto rows = studentsvc_cli::parse_csv(fast.out);
   REQUIRE(rows);
-  CHECK(rows->size() == 102);  // the header, 100 students and the row that stopped it
+  REQUIRE(rows->size() == counts->looked_up + 1);  // the header, then one row per lookup written
+  std::size_t found_rows = 0;
+  for (std::size_t i = 1; i < rows->size(); ++i) {
+    INFO("row " << i);
+    CHECK(rows->at(i).at(0) == perm_of(i - 1));  // input order, no gap
+    if (rows->at(i).back().empty()) {
+      ++found_rows;
+      CHECK(rows->at(i).at(0) < perm_of(100));  // only the perms the service still answers
+    }
+  }
+  CHECK(found_rows == counts->found);
+  CHECK_THAT(rows->back().back(), Catch::StartsWith("unauthorized (401)"));  // the row that stopped it
 
   const auto all = tool(concat(concat(flags, {"get", "-q", "-o", "csv", "--concurrency", "4"}), perms));
   CHECK(all.status == 10);
@@ -427,4 +469,94 @@ TEST_CASE("tool get --stats prints the run's attempt metrics on stderr, and noth
   const auto one = tool(concat(flags_for(server), {"--stats", "get", perm_of(0)}));
   CHECK(one.status == 0);
   CHECK_THAT(one.err, Catch::Contains("studentsvc_attempts_total{operation=\"get_student\",outcome=\"ok\"} 1\n"));
+}
+
+TEST_CASE("tool get --failed-to writes the perms worth retrying, and --from re-runs just those", "[tool]") {
+  // Perms 1000000..1000029: every 5th answers 503, every 7th 429 (no retries), perm_of(499) is not in the roster.
+  MockServerOptions options = roster_options(30);
+  auto healthy = std::make_shared<std::atomic<bool>>(false);
+  options.intercept = [roster = options.intercept, healthy](const httplib::Request& req, httplib::Response& res) {
+    const std::string prefix = "/students/v2/students/10000";
+    if (!*healthy && req.path.starts_with(prefix)) {
+      const int i = std::stoi(req.path.substr(prefix.size()));
+      if (i % 5 == 4) {
+        res.status = 503;
+        res.set_content(R"({"message":"Service Unavailable"})", "application/json");
+        return true;
+      }
+      if (i % 7 == 6) {
+        res.status = 429;
+        res.set_content(R"({"message":"Too Many Requests"})", "application/json");
+        return true;
+      }
+    }
+    return roster(req, res);
+  };
+  MockServer server(options);
+  const studentsvc_test::TempDir dir;
+  auto perms = roster_perms(30);
+  perms.push_back(perm_of(499));  // 404: not worth retrying
+  const auto failed = (dir.path() / "failed.txt").string();
+  const auto r = tool(concat(concat(flags_for(server), {"get", "-q", "-o", "csv", "--failed-to", failed}), perms));
+  CHECK(r.status == 10);
+  const auto list = studentsvc::test::run_process("/bin/cat", {failed}).out;
+  std::string expected;
+  for (int i = 0; i < 30; ++i) {
+    if (i % 5 == 4 || i % 7 == 6) expected += perm_of(static_cast<std::size_t>(i)) + "\n";
+  }
+  CHECK(list == expected);  // in input order, one a line, not the 404
+
+  // The nightly re-run: just those, now answered.
+  healthy->store(true);
+  const auto again = tool(concat(flags_for(server), {"get", "-q", "-o", "csv", "--from", failed, "--failed-to", failed}));
+  CHECK(again.status == 0);
+  const auto rows = studentsvc_cli::parse_csv(again.out);
+  REQUIRE(rows);
+  CHECK(rows->size() == 1 + 10);  // 4, 9, 14, 19, 24, 29 (503) and 6, 13, 20, 27 (429)
+  CHECK(studentsvc::test::run_process("/bin/cat", {failed}).out.empty());  // written, empty: none left
+
+  // A file that cannot be written: one line, exit 3, nothing sent.
+  const auto before = server.request_count();
+  const auto bad = tool(concat(flags_for(server), {"get", perm_of(0), perm_of(1), "--failed-to", "/nonexistent/dir/f.txt"}));
+  CHECK(bad.status == 3);
+  CHECK_THAT(bad.err, Catch::Contains("--failed-to /nonexistent/dir/f.txt: cannot write the file"));
+  CHECK(server.request_count() == before);
+}
+
+TEST_CASE("tool get --concurrency 100 has 100 lookups in flight at once, not 64", "[tool]") {
+  // Each answer is held until 100 requests are in at once (or 30 s pass), so
+  // the peak is what the tool really keeps in flight.
+  constexpr int wanted = 100;
+  std::mutex mutex;
+  std::condition_variable all_in;
+  int in_flight = 0;
+  int peak = 0;
+  studentsvc::test::RawServer server([&](int fd, int) {
+    for (;;) {
+      const auto head = studentsvc::test::RawServer::read_request(fd, std::chrono::milliseconds(30000));
+      if (head.empty()) return;
+      {
+        std::unique_lock lock(mutex);
+        peak = std::max(peak, ++in_flight);
+        all_in.notify_all();
+        all_in.wait_for(lock, std::chrono::seconds(30), [&] { return peak >= wanted; });
+        --in_flight;
+      }
+      if (!studentsvc::test::RawServer::write_all(
+              fd, studentsvc::test::RawServer::response(404, R"({"message":"Student not found."})"))) {
+        return;
+      }
+    }
+  });
+  const auto perms = roster_perms(static_cast<std::size_t>(wanted));
+  const auto r = tool(concat(concat({"--base-url", "http://127.0.0.1:" + std::to_string(server.port()), "--insecure-loopback",
+                                     "--api-key", "k", "--retries", "0", "--timeout", "60000"},
+                                    {"get", "-q", "-o", "csv", "--concurrency", std::to_string(wanted)}),
+                             perms));
+  server.stop();
+  CHECK(r.status == 10);  // every perm "not found"
+  CHECK(peak == wanted);
+  const auto rows = studentsvc_cli::parse_csv(r.out);
+  REQUIRE(rows);
+  CHECK(rows->size() == static_cast<std::size_t>(wanted) + 1);
 }

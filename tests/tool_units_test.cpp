@@ -11,14 +11,14 @@
 
 #include <studentsvc/studentsvc.hpp>
 
-#include "../tools/studentsvc/cli_args.hpp"
-#include "../tools/studentsvc/commands.hpp"
-#include "../tools/studentsvc/csv.hpp"
-#include "../tools/studentsvc/mock_command.hpp"
-#include "../tools/studentsvc/perm_input.hpp"
-#include "../tools/studentsvc/progress.hpp"
-#include "../tools/studentsvc/roster.hpp"
-#include "../tools/studentsvc/student_output.hpp"
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "csv.hpp"
+#include "cmd/mock.hpp"
+#include "cmd/get/perm_input.hpp"
+#include "cmd/get/progress.hpp"
+#include "cmd/get/roster.hpp"
+#include "student_output.hpp"
 
 using namespace studentsvc_cli;
 
@@ -180,6 +180,25 @@ TEST_CASE("ResultWriter: a json array, ndjson lines or table blocks as results c
   blocks.end();
   CHECK_THAT(table.str(), Catch::Contains("release status            not_for_release"));
   CHECK_THAT(table.str(), Catch::Contains("error                     not_found (404): Student not found."));
+  // A not-for-release record says so on its first line; the others do not.
+  CHECK_THAT(table.str(), Catch::StartsWith("FIELD [NOT FOR RELEASE]   VALUE\n"));
+  CHECK(table.str().find("\nFIELD                     VALUE\nperm                      7654321") != std::string::npos);
+  CHECK_THAT(text, Catch::Contains("\"nfr\":true"));  // ndjson keeps the value
+  s.nfr = false;
+  std::ostringstream releasable;
+  print_student_table(releasable, s, true);
+  CHECK_THAT(releasable.str(), Catch::StartsWith("FIELD                     VALUE\n"));
+}
+
+TEST_CASE("get --failed-to keeps only the failures worth retrying", "[tool]") {
+  using studentsvc::ErrorKind;
+  using studentsvc::make_error;
+  CHECK(worth_retrying(make_error(ErrorKind::transport, "connection reset").error()));
+  CHECK(worth_retrying(make_error(ErrorKind::http_status, "Too Many Requests", 429).error()));
+  CHECK(worth_retrying(make_error(ErrorKind::http_status, "Bad Gateway", 502).error()));
+  CHECK_FALSE(worth_retrying(make_error(ErrorKind::not_found, "Student not found.", 404).error()));
+  CHECK_FALSE(worth_retrying(make_error(ErrorKind::unauthorized, "denied", 401).error()));
+  CHECK_FALSE(worth_retrying(make_error(ErrorKind::invalid_argument, "not 7 digits").error()));
 }
 
 TEST_CASE("mock fixtures: students and tokens in the interface's keys, each mistake named", "[tool][mock]") {

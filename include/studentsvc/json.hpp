@@ -5,9 +5,11 @@
 /// json_body() (RawResponse::json()) for `/conversation` answers. The only
 /// public header that includes <nlohmann/json.hpp>.
 
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -117,6 +119,14 @@ inline void from_json(const nlohmann::json& j, StudentExtended& s) {
   auto j = nlohmann::json::parse(response.body.begin(), response.body.end(), nullptr, false);
   if (j.is_discarded()) return make_error(ErrorKind::decode, "conversation body is not valid JSON", response.status);
   return j;
+}
+
+/// @brief Whether `text`'s arrays and objects nest deeper than `limit` levels
+/// (text that is not JSON is not "too deep"): check before building a DOM or
+/// pretty-printing a body from a server. Reads no further than the first level
+/// too many. @sa json_body
+[[nodiscard]] inline bool json_nests_deeper_than(std::string_view text, std::size_t limit) {
+  return detail::json_nests_deeper_than(text, limit);
 }
 
 /// The overload RawResponse::json() finds (by argument-dependent lookup, once this header is included).

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/json/depth.hpp>
+#include <studentsvc/json.hpp>
 
 namespace studentsvc_cli {
 
@@ -31,7 +31,7 @@ inline constexpr std::size_t max_pretty_bytes = std::size_t{1} << 20U;
 [[nodiscard]] inline std::optional<std::string> bounded_pretty_json(std::string_view body,
                                                                     std::size_t max_depth = max_pretty_depth,
                                                                     std::size_t max_bytes = max_pretty_bytes) {
-  if (body.size() > max_bytes || studentsvc::detail::json_nests_deeper_than(body, max_depth)) return std::nullopt;
+  if (body.size() > max_bytes || studentsvc::json_nests_deeper_than(body, max_depth)) return std::nullopt;
   const auto parsed = nlohmann::ordered_json::parse(body.begin(), body.end(), nullptr, false);
   if (parsed.is_discarded()) return std::nullopt;
   return dump_json(parsed);

@@ -1,5 +1,7 @@
 #pragma once
-// The tool's help texts (also the source of its man page, through help2man).
+// The tool's overview help: usage, common options, exit statuses, examples.
+// Each command's own help is in its file (cmd/); help_text() in commands.hpp
+// puts them together (also the source of the man page, through help2man).
 
 #include <string>
 #include <string_view>
@@ -77,6 +79,7 @@ inline constexpr std::string_view main_help_intro =
     "  current                the student named by a user JWT (--jwt or STUDENTSVC_USER_JWT)\n"
     "  conversation [SUBPATH] call {base_url}/conversation[/SUBPATH] and print the answer\n"
     "  config                 the effective configuration (secrets masked) and its sources\n"
+    "  doctor                 check the whole setup step by step (safe to paste in a ticket)\n"
     "  mock                   run the bundled mock server until SIGINT or SIGTERM\n"
     "  version                print the version\n"
     "  help [COMMAND]         this help, or a command's help\n"
@@ -84,6 +87,13 @@ inline constexpr std::string_view main_help_intro =
     "Run 'studentsvc COMMAND --help' for a command's own options. Options may come\n"
     "before or after the command; '--' ends the options.\n"
     "\n";
+
+/// In the overview (and so in the man page): doctor's statuses follow the same categories.
+inline constexpr std::string_view doctor_exit_help =
+    "studentsvc doctor exits with the category of its first failed check: 0 every\n"
+    "check passed (warnings allowed), 3 configuration, 4 network or TLS (dns, connect,\n"
+    "proxy, tls), 8 base path (an answer that is not the service's), 6 authentication\n"
+    "(x-api-key, svc-api-key and Basic, a user JWT), 5 API version refused.\n";
 
 inline constexpr std::string_view main_help_examples =
     "Examples:\n"
@@ -93,124 +103,7 @@ inline constexpr std::string_view main_help_examples =
     "  studentsvc --mock current --jwt mock-jwt-li\n"
     "  studentsvc --mock conversation --data '{\"text\":\"hello\"}' threads/42\n"
     "  studentsvc mock --students fixtures.json\n"
+    "  studentsvc doctor --json\n"
     "  STUDENTSVC_BASE_URL=https://api.example.edu STUDENTSVC_API_KEY=... studentsvc get 1234567\n";
-
-inline constexpr std::string_view get_help =
-    "Usage: studentsvc [OPTIONS] get PERM... [--from FILE|-] [--column NAME] [--jwt TOKEN]\n"
-    "\n"
-    "Looks up students by perm number (GET /students/v2/students/PERM) and prints\n"
-    "the StudentExtended records. Extended-only fields are null unless the service\n"
-    "account is approved for them. Results are written in input order as they\n"
-    "complete, --concurrency lookups in flight, with flat memory however long the list.\n"
-    "\n"
-    "Arguments:\n"
-    "  PERM                   7-digit perm numbers\n"
-    "\n"
-    "Options:\n"
-    "  --from FILE|-          read perms from FILE (or stdin): one per line, blank lines\n"
-    "                         skipped, or a CSV file with --column\n"
-    "  --column NAME          the CSV column (named in the header row) holding the perm\n"
-    "  --concurrency N        lookups in flight at once, 1-256 (default 16)\n"
-    "  --fail-fast            stop sending after an error that every further lookup\n"
-    "                         would repeat (401, TLS or certificate, unresolvable host,\n"
-    "                         a 404 that is not the service's: a wrong base URL)\n"
-    "  -q, --quiet            no progress bar and no summary line on stderr\n"
-    "  --jwt TOKEN            send svc-user-jwt: only the token's own student is returned\n"
-    "  -o, --output FORMAT    json (default for one perm: the record; for several: an\n"
-    "                         array), ndjson (default for several: one object a line),\n"
-    "                         csv (RFC 4180, header row, one column per field, nfr its\n"
-    "                         own column, a last column `error` empty on success) or\n"
-    "                         table (fields and their typed views: gender, international\n"
-    "                         status, admit level, birth date as YYYY-MM-DD, release status)\n"
-    "\n"
-    "With several perms a failed lookup does not stop the batch: it is written in\n"
-    "place, as {\"perm\":..., \"error\":{\"kind\":..., \"status\":..., \"message\":...}} in\n"
-    "json and ndjson, as a row with only perm and error filled in csv. A progress bar\n"
-    "(done/total, rate, ETA, failures) goes to stderr only when stderr is a terminal;\n"
-    "a summary line follows the batch unless --quiet. When each of the first lookups\n"
-    "(4 x --concurrency) fails with such an error, the configuration is wrong: the batch stops\n"
-    "there even without --fail-fast, with one line and that error's exit status.\n";
-
-inline constexpr std::string_view current_help =
-    "Usage: studentsvc [OPTIONS] current [--jwt TOKEN]\n"
-    "\n"
-    "Looks up the student named by an end-user JWT (GET /students/v2/students/current)\n"
-    "and prints the StudentMinimal record (perm, firstName, lastName, suffix, email).\n"
-    "\n"
-    "Options:\n"
-    "  --jwt TOKEN            the user's JWT; when absent, STUDENTSVC_USER_JWT is read\n"
-    "                         (safer than the flag); with --mock and neither, the mock's\n"
-    "                         demo JWT is used\n"
-    "  --format json|table    JSON (default) or a table\n";
-
-inline constexpr std::string_view conversation_help =
-    "Usage: studentsvc [OPTIONS] conversation [--method M] [--data BODY] [--query K=V]... [SUBPATH]\n"
-    "\n"
-    "Calls {base_url}/conversation[/SUBPATH]. The interface shows neither the method\n"
-    "nor the payloads of this endpoint, so both pass through as given.\n"
-    "\n"
-    "Arguments:\n"
-    "  SUBPATH                optional path below /conversation, e.g. threads/42\n"
-    "                         (each segment is percent-encoded; '.' and '..' are refused)\n"
-    "\n"
-    "Options:\n"
-    "  --method M             HTTP method (default GET, or POST when --data is given)\n"
-    "  --data BODY            request body, e.g. '{\"text\":\"hello\"}'\n"
-    "  --content-type TYPE    Content-Type of the body (default application/json)\n"
-    "  --query K=V            a query parameter; repeat for more\n"
-    "  --idempotent           allow retries (only for a method that is safe to repeat)\n"
-    "  --format json|table    json (default): the response body, pretty-printed when it\n"
-    "                         is JSON (nested at most 64 deep, at most 1 MiB), as it\n"
-    "                         came otherwise; table: status, content type and body\n";
-
-inline constexpr std::string_view config_help =
-    "Usage: studentsvc [OPTIONS] config\n"
-    "\n"
-    "Prints the effective configuration, one setting a line: its name, its value\n"
-    "(secrets masked as ****) and where it came from (a flag, a STUDENTSVC_*\n"
-    "variable, the mock server, or the default). Then checks it as a batch would\n"
-    "(Client::create) and prints `ok`, or the one-line reason and exits 3.\n";
-
-inline constexpr std::string_view mock_help =
-    "Usage: studentsvc mock [--port N] [--tls-cert FILE --tls-key FILE] [--students FILE.json] [--latency MS]\n"
-    "\n"
-    "Runs the bundled MockServer on 127.0.0.1 (a free port) until SIGINT or SIGTERM,\n"
-    "so any program can be tested against it. Prints the `export STUDENTSVC_*=...`\n"
-    "lines that point a program at it on stdout (the mock's own test credentials,\n"
-    "never real ones; `studentsvc mock > mock.env &` then `. ./mock.env`), and its\n"
-    "base URL on stderr.\n"
-    "\n"
-    "Options:\n"
-    "  --tls-cert FILE        serve HTTPS with this PEM certificate (chain)\n"
-    "  --tls-key FILE         and this PEM key (both or neither)\n"
-    "  --students FILE.json   fixture students and tokens instead of the seed data:\n"
-    "                         {\"students\": [StudentExtended, ...],\n"
-    "                          \"tokens\": {\"JWT\": \"PERM\", ...}}\n"
-    "                         each student in the interface's own keys (perm, firstName, ...)\n"
-    "  --latency MS           wait this long before every answer (0-60000)\n"
-    "  --port N               listen on 127.0.0.1:N (default: a free port, printed)\n";
-
-/// The help of one command (`topic` "" for the overview).
-[[nodiscard]] inline std::string help_text(std::string_view topic) {
-  std::string out;
-  if (topic == "get") {
-    out = get_help;
-  } else if (topic == "current") {
-    out = current_help;
-  } else if (topic == "conversation") {
-    out = conversation_help;
-  } else if (topic == "config") {
-    out = config_help;
-  } else if (topic == "mock") {
-    return std::string(mock_help);
-  } else {
-    out.append(main_help_intro).append(common_options_help).append("\n").append(exit_status_help);
-    out.append("\n").append(main_help_examples);
-    return out;
-  }
-  out.append("\nCommon options (connection, --mock, --verbose, ...): see 'studentsvc --help'.\n\n");
-  out.append(exit_status_help);
-  return out;
-}
 
 }  // namespace studentsvc_cli

@@ -1,6 +1,8 @@
 // studentsvc — the command-line client of the Student Information and
-// Conversation Service, built on the studentsvc C++ SDK. The help text
-// (help_text.hpp) is the reference: commands, options, exit statuses.
+// Conversation Service, built on the studentsvc C++ SDK. Each command is in
+// its own file under cmd/, collected in the table of commands.hpp; this file
+// parses, finds the command, sets up what it needs and runs it. The help
+// texts are the reference: commands, options, exit statuses.
 //
 // Configuration comes from the STUDENTSVC_* environment (see the README) and
 // the matching flags; a flag beats its variable. With --mock the environment's
@@ -20,16 +22,12 @@
 #include <studentsvc/metrics.hpp>
 #include <studentsvc/studentsvc.hpp>
 
-#include "cli_args.hpp"
 #include "commands.hpp"
-#include "config.hpp"
+#include "config_sources.hpp"
 #include "exit_status.hpp"
-#include "help_text.hpp"
 
 #if STUDENTSVC_CLI_WITH_MOCK
 #include <studentsvc/testing/mock_server.hpp>
-
-#include "mock_command.hpp"
 #endif
 
 namespace {
@@ -45,73 +43,50 @@ void bypass_proxy_for_loopback() {
 }
 #endif
 
-[[nodiscard]] bool is_command(const std::string& word) {
-  return word == "get" || word == "current" || word == "conversation" || word == "config" || word == "mock";
-}
-
-/// The per-command checks CLI11 does not make; nullopt when the arguments fit.
-[[nodiscard]] std::optional<std::string> command_misuse(const Args& a) {
-  if (a.command == "current" && !a.positionals.empty()) return "current takes no arguments (the JWT goes in --jwt)";
-  if (a.command == "conversation" && a.positionals.size() > 1) return "conversation takes at most one SUBPATH";
-  if (a.command == "get" && a.positionals.empty() && !a.from) return "get takes at least one PERM (or --from FILE)";
-  if (a.command != "get" && a.format && (*a.format == Format::csv || *a.format == Format::ndjson)) {
-    return "--format csv and ndjson apply to 'get' only";
-  }
+/// The rules that hold for every command, after the command's own.
+[[nodiscard]] std::optional<std::string> common_misuse(const Args& a) {
   if (a.mock && a.env_overrides.contains("STUDENTSVC_BASE_URL")) return "--mock and --base-url do not go together";
   if (a.mock && a.command == "mock") return "--mock does not go with the mock command";
   return std::nullopt;
 }
 
+[[nodiscard]] int print_help(const Args& a) {
+  std::string topic = a.command == "help" ? "" : a.command;
+  if (a.command == "help" && !a.positionals.empty()) {
+    if (a.positionals.size() > 1 || find_command(a.positionals.front()) == nullptr) {
+      return usage_error("help takes one command: " + command_names());
+    }
+    topic = a.positionals.front();
+  }
+  std::cout << help_text(topic);
+  if (!std::cout.flush()) {
+    error_line("could not write the output");
+    return exit_internal;
+  }
+  return exit_ok;
+}
+
 [[nodiscard]] int run(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
-  if (a.version || a.command == "version") {
-    std::cout << "studentsvc " << studentsvc::version << " (" << studentsvc::user_agent << ")\n";
-    return exit_ok;
-  }
-  if (a.help || a.command == "help") {
-    std::string topic = a.command == "help" ? "" : a.command;
-    if (a.command == "help" && !a.positionals.empty()) {
-      if (a.positionals.size() > 1 || !is_command(a.positionals.front())) {
-        return usage_error("help takes one command: get, current, conversation, config or mock");
-      }
-      topic = a.positionals.front();
-    }
-    std::cout << help_text(topic);
-    if (!std::cout.flush()) {
-      error_line("could not write the output");
-      return exit_internal;
-    }
-    return exit_ok;
-  }
+  Session session(a);
+  if (a.version || a.command == "version") return find_command("version")->run(session);
+  if (a.help || a.command == "help") return print_help(a);
   if (a.first_error) return usage_error(*a.first_error);
   if (a.command.empty()) return usage_error("no command given");
-  if (const auto misuse = command_misuse(a)) return usage_error(*misuse);
-
-  if (a.command == "mock") {
-#if STUDENTSVC_CLI_WITH_MOCK
-    return run_mock(a);
-#else
-    return usage_error("mock is not available: this build has no mock server (cpp-httplib)");
+  const Command& command = *find_command(a.command);
+  if (command.misuse) {
+    if (const auto misuse = command.misuse(a)) return usage_error(*misuse);
+  }
+  if (const auto misuse = common_misuse(a)) return usage_error(*misuse);
+#if !STUDENTSVC_CLI_WITH_MOCK
+  if (a.mock) return usage_error("--mock is not available: this build has no mock server (cpp-httplib)");
 #endif
+  if (command.prepare) {
+    if (const auto status = command.prepare(session)) return *status;
   }
-
-  std::vector<std::string> perms;
-  if (a.command == "get") {
-    auto read = get_perms(a);
-    if (!read) {
-      if (read.error().first == exit_usage) return usage_error(read.error().second);
-      error_line("get: " + read.error().second);
-      return read.error().first;
-    }
-    perms = std::move(*read);
-    if (perms.empty()) {
-      error_line("get: no perms to look up in " + *a.from);
-      return exit_status(studentsvc::ErrorKind::invalid_argument);
-    }
-  }
+  if (command.needs == Needs::nothing) return command.run(session);
 
   std::optional<studentsvc::ClientOptions> mock_options;
-  std::optional<std::string> demo_jwt;
 #if STUDENTSVC_CLI_WITH_MOCK
   std::optional<studentsvc::testing::MockServer> mock;
   if (a.mock) {
@@ -122,10 +97,8 @@ void bypass_proxy_for_loopback() {
       return exit_internal;
     }
     mock_options = mock->client_options();
-    demo_jwt = "mock-jwt-ana";  // MockServerOptions' default token for student 1234567
+    session.demo_jwt = "mock-jwt-ana";  // MockServerOptions' default token for student 1234567
   }
-#else
-  if (a.mock) return usage_error("--mock is not available: this build has no mock server (cpp-httplib)");
 #endif
 
   auto profile = selected_profile(a);
@@ -134,11 +107,8 @@ void bypass_proxy_for_loopback() {
     return exit_status(studentsvc::ErrorKind::invalid_argument);
   }
   const ConfigSources sources(a, mock_options, std::move(*profile));
-  if (a.command == "config") {
-    const int status = run_config(a, sources);
-    if (!std::cout.flush()) return exit_internal;
-    return status;
-  }
+  session.sources = &sources;
+  if (command.needs == Needs::configuration) return command.run(session);
 
   // The configuration is checked once, before anything is sent: a mistake is one line, not a row per perm.
   auto options = build_options(a, sources);
@@ -147,6 +117,7 @@ void bypass_proxy_for_loopback() {
     return exit_status(options.error().kind);
   }
   if (a.mock) options->logger.log(studentsvc::LogLevel::debug, "using the bundled mock server on 127.0.0.1");
+  if (command.configure) command.configure(a, *options);
   std::shared_ptr<studentsvc::AttemptMetrics> stats;
   if (a.stats) {
     stats = std::make_shared<studentsvc::AttemptMetrics>();
@@ -154,11 +125,9 @@ void bypass_proxy_for_loopback() {
   }
   auto client = studentsvc::Client::create(std::move(*options));
   if (!client) return report(a.command, client.error());
+  session.client = &*client;
 
-  int status = exit_internal;
-  if (a.command == "get") status = run_get(*client, a, perms);
-  if (a.command == "current") status = run_current(*client, a, demo_jwt);
-  if (a.command == "conversation") status = run_conversation(*client, a);
+  const int status = command.run(session);
   if (stats) std::cerr << stats->prometheus_text();  // the SDK's own labels only: no perm, no secret
   if (!std::cout.flush()) {
     error_line("could not write the output");

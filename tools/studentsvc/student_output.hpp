@@ -12,23 +12,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/detail/model/student_fields.hpp>
 #include <studentsvc/json.hpp>
+#include <studentsvc/student_fields.hpp>
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_json.hpp"
 #include "csv.hpp"
 #include "exit_status.hpp"
+#include "format.hpp"
 
 namespace studentsvc_cli {
-
-enum class Format { json, ndjson, csv, table };
 
 /// The SDK's to_json object (keys sorted) in the interface's order: the SDK's
 /// field table's order, then any other key.
 [[nodiscard]] inline nlohmann::ordered_json in_interface_order(const nlohmann::json& j) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& field : studentsvc::detail::student_fields) {
+  for (const auto& field : studentsvc::student_fields) {
     if (const auto it = j.find(field.key); it != j.end()) out[std::string(field.key)] = nlohmann::ordered_json(*it);
   }
   for (const auto& [key, value] : j.items()) {
@@ -91,10 +90,12 @@ inline void print_rows(std::ostream& out, std::string_view title,
 
 inline void print_student_table(std::ostream& out, const studentsvc::StudentExtended& s, bool extended) {
   std::vector<std::pair<std::string_view, std::string>> rows;
-  for (const auto& field : studentsvc::detail::student_fields_of(extended)) {
-    studentsvc::detail::with_field(field, s, [&](const auto& member) { rows.emplace_back(field.key, show(member)); });
+  for (const auto& field : studentsvc::student_fields_of(extended)) {
+    studentsvc::with_student_field(field, s, [&](const auto& member) { rows.emplace_back(field.key, show(member)); });
   }
-  print_rows(out, "FIELD", rows);
+  // A not-for-release record says so on its first line, before any field is read.
+  const bool nfr = extended && s.nfr.value_or(false);
+  print_rows(out, nfr ? "FIELD [NOT FOR RELEASE]" : "FIELD", rows);
   if (!extended) return;
   out << '\n';
   print_rows(out, "TYPED VIEW",
@@ -127,16 +128,16 @@ inline void print_student(std::ostream& out, const studentsvc::StudentExtended& 
 /// The header row: every field of the interface (nfr among them), then `error`.
 [[nodiscard]] inline std::string csv_header() {
   std::vector<std::string> names;
-  for (const auto& field : studentsvc::detail::student_fields) names.emplace_back(field.key);
+  for (const auto& field : studentsvc::student_fields) names.emplace_back(field.key);
   names.emplace_back("error");
   return csv_record(names);
 }
 
 [[nodiscard]] inline std::string csv_row(const std::string& perm, const studentsvc::Result<studentsvc::StudentExtended>& r) {
   std::vector<std::string> cells;
-  for (const auto& field : studentsvc::detail::student_fields) {
+  for (const auto& field : studentsvc::student_fields) {
     if (r) {
-      studentsvc::detail::with_field(field, *r, [&](const auto& member) { cells.push_back(csv_cell(member)); });
+      studentsvc::with_student_field(field, *r, [&](const auto& member) { cells.push_back(csv_cell(member)); });
     } else {
       cells.push_back(field.key == "perm" ? perm : std::string());
     }

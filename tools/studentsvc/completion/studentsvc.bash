@@ -3,26 +3,28 @@
 _studentsvc() {
   local cur prev words cword
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
-  local commands="get current conversation config mock version help"
+  local commands="get current conversation config doctor mock version help"
   local common="--base-url --api-key --svc-api-key --network-id --password --api-version --ca-bundle --proxy
-    --insecure-loopback --timeout --retries --mock -o --output --format -v --verbose -h --help --version"
+    --insecure-loopback --timeout --retries --profile --config --mock -o --output --format -v --verbose --stats
+    -h --help --version"
   case "$prev" in
     -o|--output|--format) COMPREPLY=($(compgen -W "json ndjson csv table" -- "$cur")); return ;;
-    --from|--ca-bundle|--students|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --from|--failed-to|--ca-bundle|--config|--students|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --base-url|--api-key|--svc-api-key|--network-id|--password|--api-version|--proxy|--timeout|--retries|\
-    --jwt|--column|--concurrency|--method|--data|--content-type|--query|--latency|--port) return ;;
+    --jwt|--column|--concurrency|--method|--data|--content-type|--query|--latency|--port|--perm|--profile) return ;;
   esac
   local command="" w
   for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-    case "$w" in get|current|conversation|config|mock|version|help) command="$w"; break ;; esac
+    case "$w" in get|current|conversation|config|doctor|mock|version|help) command="$w"; break ;; esac
   done
   local own=""
   case "$command" in
-    get) own="--from --column --concurrency --fail-fast -q --quiet --jwt" ;;
+    get) own="--from --column --concurrency --fail-fast --failed-to -q --quiet --jwt" ;;
+    doctor) own="--json --perm --jwt --show-perms" ;;
     current) own="--jwt" ;;
     conversation) own="--method --data --content-type --query --idempotent" ;;
     mock) own="--port --tls-cert --tls-key --students --latency" ;;
-    help) COMPREPLY=($(compgen -W "get current conversation config mock" -- "$cur")); return ;;
+    help) COMPREPLY=($(compgen -W "get current conversation config doctor mock version" -- "$cur")); return ;;
     "") if [[ "$cur" != -* ]]; then COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; fi ;;
   esac
   COMPREPLY=($(compgen -W "$own $common" -- "$cur"))

@@ -22,12 +22,40 @@
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/studentsvc.hpp>
-#include <studentsvc/testing/mock_server.hpp>
 
-#include "cli_args.hpp"
+// Without a cpp-httplib that links, the tool is built with STUDENTSVC_CLI_WITH_MOCK=0:
+// the command is still parsed, and says it is not available.
+#ifndef STUDENTSVC_CLI_WITH_MOCK
+#define STUDENTSVC_CLI_WITH_MOCK 1
+#endif
+#if STUDENTSVC_CLI_WITH_MOCK
+#include <studentsvc/testing/mock_server.hpp>
+#endif
+
+#include "command.hpp"
 #include "exit_status.hpp"
 
 namespace studentsvc_cli {
+
+inline constexpr std::string_view mock_help =
+    "Usage: studentsvc mock [--port N] [--tls-cert FILE --tls-key FILE] [--students FILE.json] [--latency MS]\n"
+    "\n"
+    "Runs the bundled MockServer on 127.0.0.1 (a free port) until SIGINT or SIGTERM,\n"
+    "so any program can be tested against it. Prints the `export STUDENTSVC_*=...`\n"
+    "lines that point a program at it on stdout (the mock's own test credentials,\n"
+    "never real ones; `studentsvc mock > mock.env &` then `. ./mock.env`), and its\n"
+    "base URL on stderr.\n"
+    "\n"
+    "Options:\n"
+    "  --tls-cert FILE        serve HTTPS with this PEM certificate (chain)\n"
+    "  --tls-key FILE         and this PEM key (both or neither)\n"
+    "  --students FILE.json   fixture students and tokens instead of the seed data:\n"
+    "                         {\"students\": [StudentExtended, ...],\n"
+    "                          \"tokens\": {\"JWT\": \"PERM\", ...}}\n"
+    "                         each student in the interface's own keys (perm, firstName, ...)\n"
+    "  --latency MS           wait this long before every answer (0-60000)\n"
+    "  --port N               listen on 127.0.0.1:N (default: a free port, printed)\n";
+
 
 /// Fixture students and tokens, as the mock serves them.
 struct MockFixtures {
@@ -94,6 +122,7 @@ struct MockFixtures {
   return out + "'";
 }
 
+#if STUDENTSVC_CLI_WITH_MOCK
 /// The `export` lines that point a program at `server`.
 [[nodiscard]] inline std::string mock_exports(const studentsvc::testing::MockServer& server,
                                               const std::optional<std::string>& ca_bundle) {
@@ -194,5 +223,34 @@ struct MockFixtures {
   std::cerr << "studentsvc mock: stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
   return exit_ok;
 }
+
+#endif  // STUDENTSVC_CLI_WITH_MOCK
+
+inline void add_mock_options(CLI::App& sub, Args& a) {
+  sub.add_option_function<std::string>("--tls-cert", [&a](const std::string& v) { a.tls_cert = v; });
+  sub.add_option_function<std::string>("--tls-key", [&a](const std::string& v) { a.tls_key = v; });
+  sub.add_option_function<std::string>("--students", [&a](const std::string& v) { a.students_file = v; });
+  sub.add_option("--port", a.port)->check(CLI::Range(1, 65535));
+  sub.add_option_function<long long>("--latency", [&a](long long ms) { a.latency = std::chrono::milliseconds(ms); })
+      ->check(CLI::Range(0LL, 60'000LL));
+}
+
+[[nodiscard]] inline int run_mock_command(Session& s) {
+#if STUDENTSVC_CLI_WITH_MOCK
+  return run_mock(s.args);
+#else
+  (void)s;
+  return usage_error("mock is not available: this build has no mock server (cpp-httplib)");
+#endif
+}
+
+inline constexpr Command mock_command{
+    .name = "mock",
+    .help = mock_help,
+    .needs = Needs::nothing,
+    .add_options = add_mock_options,
+    .misuse = batch_format_misuse,
+    .run = run_mock_command,
+};
 
 }  // namespace studentsvc_cli

@@ -1,11 +1,10 @@
 #pragma once
 // The tool's configuration: flags over the STUDENTSVC_* environment (or over the
-// mock's settings), where each value came from, and the `config` command.
+// mock's settings), where each value came from, and the ClientOptions they make.
 
 #include <cstdlib>
 #include <expected>
 #include <functional>
-#include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -14,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include <studentsvc/detail/request/url_userinfo.hpp>
 #include <studentsvc/studentsvc.hpp>
+#include <studentsvc/url.hpp>
 
-#include "cli_args.hpp"
+#include "args.hpp"
 #include "exit_status.hpp"
 #include "profiles.hpp"
 
@@ -167,7 +166,7 @@ class ConfigSources {
     options->logger.log(
         studentsvc::LogLevel::debug,
         "config: base URL from " + sources.source("STUDENTSVC_BASE_URL") + " (" +
-            studentsvc::detail::strip_url_userinfo(options->base_url) + "), API key from " + sources.source("STUDENTSVC_API_KEY") +
+            studentsvc::strip_url_userinfo(options->base_url) + "), API key from " + sources.source("STUDENTSVC_API_KEY") +
             ", svc-api-key " +
             (options->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::off        ? std::string("off")
              : options->auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom ? "set separately"
@@ -177,46 +176,6 @@ class ConfigSources {
             ", svc-api-version " + options->api_version);
   }
   return options;
-}
-
-/// `studentsvc config`: each setting, masked when secret, with its source; then the check.
-[[nodiscard]] inline int run_config(const Args& a, const ConfigSources& sources) {
-  constexpr int name_width = 36;
-  constexpr int value_width = 34;
-  std::cout << std::left << std::setw(name_width) << "SETTING" << std::setw(value_width) << "VALUE" << "FROM\n";
-  for (const auto& s : settings) {
-    const auto v = sources.value(s.env);
-    std::string shown;
-    if (!v || v->empty()) {
-      shown = "(not set)";
-    } else if (s.secret && *v != "off") {
-      shown = "****";
-    } else {
-      shown = printable(studentsvc::detail::strip_url_userinfo(*v));
-    }
-    std::cout << std::setw(name_width) << s.env << std::setw(value_width) << shown << sources.source(s) << '\n';
-  }
-  std::cout << std::setw(name_width) << "proxy" << std::setw(value_width)
-            << (a.proxy.empty() ? std::string("(libcurl's environment)") : printable(studentsvc::detail::strip_url_userinfo(a.proxy)))
-            << (a.proxy.empty() ? "default" : "--proxy") << '\n';
-  std::cout << std::setw(name_width) << "timeout (ms)" << std::setw(value_width)
-            << (a.timeout ? a.timeout->count() : studentsvc::ClientOptions{}.timeout.count())
-            << (a.timeout ? "--timeout" : "default") << '\n';
-  std::cout << std::setw(name_width) << "retries" << std::setw(value_width)
-            << (a.retries ? *a.retries : studentsvc::RetryPolicy{}.max_attempts - 1)
-            << (a.retries ? "--retries" : "default") << '\n';
-
-  auto options = build_options(a, sources);
-  if (options) {
-    auto client = studentsvc::Client::create(std::move(*options));
-    if (!client) options = std::unexpected(client.error());
-  }
-  if (!options) {
-    std::cout << "check: failed\n";
-    return report("config", options.error());
-  }
-  std::cout << "check: ok\n";
-  return exit_ok;
 }
 
 }  // namespace studentsvc_cli

@@ -140,3 +140,49 @@ TEST_CASE("read_secret_file drops one line break and refuses group or other acce
   CHECK_FALSE(studentsvc_cli::read_secret_file(
       "k", dir.write("e", "s", fs::perms::owner_read | fs::perms::group_write)));
 }
+
+TEST_CASE("tool: the TLS settings come from a flag, the environment or a profile; the key password is never shown",
+          "[tool][profile][tls]") {
+  MockServer server;
+  const studentsvc_test::TempDir dir;
+  dir.write("client.pem", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n");
+  dir.write("client.key", "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n");
+  const std::string password = "key-password-canary-7781";
+  dir.write("client.pass", password + "\n");
+  const std::string pin = "sha256//" + std::string(43, 'A') + "=";
+  const auto config = write_config(dir, server,
+                                   R"(, "client_cert": "client.pem", "client_key": "client.key",
+                                       "client_key_password_file": "client.pass", "pinned_public_key": ")" +
+                                       pin + R"(")");
+
+  const auto report = tool({"--config", config, "--profile", "dev", "config"}, {});
+  CHECK(report.status == 0);
+  const std::string from_profile = "profile dev (" + config + ")";
+  for (const std::string& line :
+       std::vector<std::string>{"STUDENTSVC_CLIENT_CERT              " + (dir.path() / "client.pem").string(),
+                                "STUDENTSVC_CLIENT_KEY               " + (dir.path() / "client.key").string(),
+                                "STUDENTSVC_CLIENT_KEY_PASSWORD      ****                              " + from_profile,
+                                "STUDENTSVC_PINNED_PUBLIC_KEY        " + pin,
+                                "STUDENTSVC_CA_PEM                   (not set)                         default"}) {
+    CHECK_THAT(report.out, Catch::Contains(line));
+  }
+  CHECK(report.out.find(password) == std::string::npos);
+
+  // A flag beats the profile, and is masked the same way; the CA as PEM text shows as its size only.
+  const std::string flag_password = "flag-password-canary-3319";
+  const auto flagged = tool({"--config", config, "--profile", "dev", "--client-key-password", flag_password,
+                             "--ca-pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "config"},
+                            {});
+  CHECK_THAT(flagged.out, Catch::Contains("STUDENTSVC_CLIENT_KEY_PASSWORD      ****                              "
+                                          "--client-key-password"));
+  CHECK_THAT(flagged.out, Catch::Contains("STUDENTSVC_CA_PEM                   (PEM text, "));
+  CHECK(flagged.out.find(flag_password) == std::string::npos);
+
+  // Client TLS settings cannot work over the mock's plain http://: refused before anything is sent.
+  const auto refused = tool({"--config", config, "--profile", "dev", "get", "1234567"},
+                            {{"STUDENTSVC_CLIENT_KEY_PASSWORD", password}});
+  CHECK(refused.status == 3);
+  CHECK_THAT(refused.err, Catch::Contains("https:// only"));
+  CHECK(refused.err.find(password) == std::string::npos);
+  CHECK(server.request_count() == 0);
+}

@@ -76,6 +76,11 @@ inline void env_option(CLI::App& app, Args& a, const std::string& flag, const st
   env_option(app, a, "--password", "STUDENTSVC_PASSWORD");
   env_option(app, a, "--api-version", "STUDENTSVC_API_VERSION");
   env_option(app, a, "--ca-bundle", "STUDENTSVC_CA_BUNDLE");
+  env_option(app, a, "--ca-pem", "STUDENTSVC_CA_PEM");
+  env_option(app, a, "--client-cert", "STUDENTSVC_CLIENT_CERT");
+  env_option(app, a, "--client-key", "STUDENTSVC_CLIENT_KEY");
+  env_option(app, a, "--client-key-password", "STUDENTSVC_CLIENT_KEY_PASSWORD");
+  env_option(app, a, "--pinned-public-key", "STUDENTSVC_PINNED_PUBLIC_KEY");
   app.add_option("--proxy", a.proxy);
   app.add_option_function<std::string>("--profile", [&a](const std::string& v) { a.profile = v; });
   app.add_option_function<std::string>("--config", [&a](const std::string& v) { a.config_file = v; });

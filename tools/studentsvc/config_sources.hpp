@@ -45,6 +45,11 @@ inline constexpr Setting settings[] = {
     {"STUDENTSVC_PASSWORD", "--password", true},
     {"STUDENTSVC_API_VERSION", "--api-version", false},
     {"STUDENTSVC_CA_BUNDLE", "--ca-bundle", false},
+    {"STUDENTSVC_CA_PEM", "--ca-pem", false},
+    {"STUDENTSVC_CLIENT_CERT", "--client-cert", false},
+    {"STUDENTSVC_CLIENT_KEY", "--client-key", false},
+    {"STUDENTSVC_CLIENT_KEY_PASSWORD", "--client-key-password", true},
+    {"STUDENTSVC_PINNED_PUBLIC_KEY", "--pinned-public-key", false},
     {"STUDENTSVC_ALLOW_INSECURE_LOOPBACK", "--insecure-loopback", false},
     {"STUDENTSVC_LOG", "-v", false},
 };

@@ -78,11 +78,16 @@ struct Profile {
       {"ca_bundle", "STUDENTSVC_CA_BUNDLE"},
       {"api_version", "STUDENTSVC_API_VERSION"},
       {"network_id", "STUDENTSVC_NETWORK_ID"},
+      {"ca_pem", "STUDENTSVC_CA_PEM"},
+      {"client_cert", "STUDENTSVC_CLIENT_CERT"},
+      {"client_key", "STUDENTSVC_CLIENT_KEY"},
+      {"pinned_public_key", "STUDENTSVC_PINNED_PUBLIC_KEY"},
   };
   static const std::map<std::string, std::string, std::less<>> secret_files = {
       {"api_key_file", "STUDENTSVC_API_KEY"},
       {"svc_api_key_file", "STUDENTSVC_SVC_API_KEY"},
       {"password_file", "STUDENTSVC_PASSWORD"},
+      {"client_key_password_file", "STUDENTSVC_CLIENT_KEY_PASSWORD"},
   };
   const auto dir = std::filesystem::path(path).parent_path();
   auto resolve = [&](const std::string& file) {
@@ -94,7 +99,8 @@ struct Profile {
   for (const auto& [key, value] : it->items()) {
     if (const auto p = plain.find(key); p != plain.end()) {
       if (!value.is_string()) return std::unexpected(where + key + " must be a string");
-      profile.values[p->second] = key == "ca_bundle" ? resolve(value.get<std::string>()) : value.get<std::string>();
+      const bool file = key == "ca_bundle" || key == "client_cert" || key == "client_key";
+      profile.values[p->second] = file ? resolve(value.get<std::string>()) : value.get<std::string>();
     } else if (const auto s = secret_files.find(key); s != secret_files.end()) {
       if (!value.is_string()) return std::unexpected(where + key + " must be a file path");
       auto secret = read_secret_file(key, resolve(value.get<std::string>()));
@@ -103,7 +109,7 @@ struct Profile {
     } else if (key == "allow_insecure_loopback") {
       if (!value.is_boolean()) return std::unexpected(where + key + " must be true or false");
       profile.values["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = value.get<bool>() ? "1" : "0";
-    } else if (key == "api_key" || key == "svc_api_key" || key == "password") {
+    } else if (key == "api_key" || key == "svc_api_key" || key == "password" || key == "client_key_password") {
       return std::unexpected(where + key + ": secrets go in files (" + key + "_file), not in the config");
     } else {
       return std::unexpected(where + "unknown key \"" + key + "\"");

@@ -36,6 +36,8 @@ inline constexpr std::string_view config_help =
       shown = "(not set)";
     } else if (s.secret && *v != "off") {
       shown = "****";
+    } else if (s.env == "STUDENTSVC_CA_PEM") {
+      shown = "(PEM text, " + std::to_string(v->size()) + " bytes)";
     } else {
       shown = printable(studentsvc::strip_url_userinfo(*v));
     }

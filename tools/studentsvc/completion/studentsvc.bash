@@ -5,12 +5,14 @@ _studentsvc() {
   _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; }
   local commands="get current conversation config doctor mock version help"
   local common="--base-url --api-key --svc-api-key --network-id --password --api-version --ca-bundle --proxy
+    --ca-pem --client-cert --client-key --client-key-password --pinned-public-key
     --insecure-loopback --timeout --retries --profile --config --mock -o --output --format -v --verbose --stats
     -h --help --version"
   case "$prev" in
     -o|--output|--format) COMPREPLY=($(compgen -W "json ndjson csv table" -- "$cur")); return ;;
-    --from|--failed-to|--ca-bundle|--config|--students|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --base-url|--api-key|--svc-api-key|--network-id|--password|--api-version|--proxy|--timeout|--retries|\
+    --from|--failed-to|--ca-bundle|--client-cert|--client-key|--config|--students|--tls-cert|--tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --base-url|--api-key|--svc-api-key|--network-id|--password|--api-version|--proxy|--ca-pem|--client-key-password|\
+    --pinned-public-key|--timeout|--retries|\
     --jwt|--column|--concurrency|--method|--data|--content-type|--query|--latency|--port|--perm|--profile) return ;;
   esac
   local command="" w

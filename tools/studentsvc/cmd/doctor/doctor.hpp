@@ -139,8 +139,9 @@ class Doctor {
   }
 
   void collect_secrets() {
-    for (const char* name : {"STUDENTSVC_API_KEY", "STUDENTSVC_SVC_API_KEY", "STUDENTSVC_PASSWORD"}) {
-      if (auto v = sources_.value(name); v && *v != "off") clean_.add(*v);
+    for (const auto& s : settings) {
+      if (!s.secret) continue;
+      if (auto v = sources_.value(s.env); v && *v != "off") clean_.add(*v);
     }
     jwt_ = a_.jwt ? a_.jwt : getenv_string("STUDENTSVC_USER_JWT");
     if (jwt_ && jwt_->empty()) jwt_.reset();
@@ -173,6 +174,8 @@ class Doctor {
         shown = "not set";
       } else if (s.secret) {
         shown = *v == "off" ? "off" : "set";
+      } else if (s.env == "STUDENTSVC_CA_PEM") {
+        shown = "set (PEM text, " + std::to_string(v->size()) + " bytes)";
       } else {
         shown = studentsvc::strip_url_userinfo(*v);
       }
@@ -281,6 +284,13 @@ class Doctor {
     probe_url_ = base + "/students/v2/students/current";
     p.url = probe_url_;
     p.ca_bundle = options_.ca_bundle;
+    p.ca_pem = options_.ca_pem;
+    if (options_.client_certificate) {
+      p.client_cert = options_.client_certificate->cert_file;
+      p.client_key = options_.client_certificate->key_file;
+      p.client_key_password = std::string(options_.client_certificate->key_password.reveal());
+    }
+    p.pinned_public_key = options_.pinned_public_key;
     p.proxy = options_.proxy;
     p.no_proxy = url_.scheme != "https";
     p.connect_timeout = options_.connect_timeout;

@@ -246,6 +246,10 @@ inline std::chrono::microseconds info_time(CURL* h, CURLINFO what) {
 struct ProbeSettings {
   std::string url;
   std::string ca_bundle;
+  std::string ca_pem;                 ///< trusted CAs as PEM text (beside ca_bundle)
+  std::string client_cert, client_key;  ///< mutual TLS: the gateway refuses a handshake without them
+  std::string client_key_password;
+  std::string pinned_public_key;
   std::string proxy;        ///< explicit proxy, with its userinfo (libcurl needs it); empty: the environment
   bool no_proxy = false;    ///< http:// (loopback): never a proxy, as the transport does
   std::vector<std::string> headers;  ///< e.g. "x-api-key: ..."; libcurl's text never shows them
@@ -283,6 +287,12 @@ struct ProbeSettings {
   curl_easy_setopt(h, CURLOPT_DEBUGDATA, &r);
   curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);  // to the callback above only: libcurl's own text, no header
   if (!p.ca_bundle.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, p.ca_bundle.c_str());
+  curl_blob ca_blob{const_cast<char*>(p.ca_pem.data()), p.ca_pem.size(), CURL_BLOB_NOCOPY};  // NOLINT: libcurl only reads it
+  if (!p.ca_pem.empty()) curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca_blob);
+  if (!p.client_cert.empty()) curl_easy_setopt(h, CURLOPT_SSLCERT, p.client_cert.c_str());
+  if (!p.client_key.empty()) curl_easy_setopt(h, CURLOPT_SSLKEY, p.client_key.c_str());
+  if (!p.client_key_password.empty()) curl_easy_setopt(h, CURLOPT_KEYPASSWD, p.client_key_password.c_str());
+  if (!p.pinned_public_key.empty()) curl_easy_setopt(h, CURLOPT_PINNEDPUBLICKEY, p.pinned_public_key.c_str());
   if (p.no_proxy) {
     curl_easy_setopt(h, CURLOPT_PROXY, "");
   } else {

@@ -268,6 +268,9 @@ inline void configure_get(const Args& a, studentsvc::ClientOptions& options) {
   if (a.concurrency <= default_connections || options.transport) return;
   studentsvc::CurlTransportOptions transport;
   transport.ca_bundle = options.ca_bundle;
+  transport.ca_pem = options.ca_pem;
+  transport.client_certificate = options.client_certificate;
+  transport.pinned_public_key = options.pinned_public_key;
   transport.proxy = options.proxy;
   transport.allow_http = options.allow_insecure_loopback;
   transport.max_connections = static_cast<long>(a.concurrency);

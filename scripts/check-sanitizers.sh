@@ -17,6 +17,9 @@ cd "$(dirname "$0")/.."
 
 # Every `cmake --build`, the workflows' included, honours this.
 export CMAKE_BUILD_PARALLEL_LEVEL=${STUDENTSVC_JOBS:-2}
+# ... and every ctest of the presets' test steps: the tests mostly wait on
+# sockets and servers, and hold on a loaded machine (as the user builds' suites do).
+export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$CMAKE_BUILD_PARALLEL_LEVEL}
 steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then steps=(asan tsan clang-libcxx); fi
 

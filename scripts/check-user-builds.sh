@@ -10,7 +10,9 @@
 #   default   cmake -B build/ci-default with no build type (no -O, no -g) and the
 #             benchmarks on (STUDENTSVC_BUILD_BENCHMARKS): the whole tree without
 #             a warning, then the suite but the consumer projects (`packaging`,
-#             which configure their own builds and run in the main suite).
+#             which configure their own builds and run in the main suite). The
+#             examples and the tool link the SDK compiled once, as the tests do
+#             (STUDENTSVC_PROGRAMS_LINK_COMPILED): release and clang build them header-only.
 #   no-curl   cmake -B build/ci-nocurl -DCMAKE_BUILD_TYPE=RelWithDebInfo
 #             -DSTUDENTSVC_WITH_CURL=OFF: builds and runs every test that needs
 #             no libcurl (unit tests, header check, no-curl consumers, the
@@ -28,7 +30,7 @@
 #   options   each option the README's table offers, turned from its default,
 #             configured and generated on its own (cmake -B build/ci-options/<name>)
 #             with CMAKE_LINK_LIBRARIES_ONLY_TARGETS: no test or example may link
-#             a target the option left out.
+#             a target the option left out. STUDENTSVC_JOBS configures at a time.
 #
 #   scripts/check-user-builds.sh                 release, default and no-curl, in that order
 #   scripts/check-user-builds.sh no-curl default

@@ -34,7 +34,7 @@
 # sanitizer, clang-libcxx and default builds the examples and the tool do too
 # (STUDENTSVC_PROGRAMS_LINK_COMPILED), so each body is compiled once per build.
 # Header-only programs are built by the release and clang builds, the demo,
-# the consumer projects and the header checks of every build.
+# the consumer projects and the header checks of every header-only build.
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.

@@ -6,7 +6,10 @@
 #   bash scripts/bench.sh --no-docs  measure and print, leave docs/ alone
 #   bash scripts/bench.sh --compile-only   only (f), compile time (bench/compile_time.py,
 #                                    $CXX or g++), header-only and compiled-mode probes
-#                                    (STUDENTSVC_HEADER_ONLY=0): no build, no nginx, docs/ left alone
+#                                    (STUDENTSVC_HEADER_ONLY=0): no build, no nginx, docs/ left alone;
+#                                    ends with one `BENCH compile figure=...` line per figure
+#                                    (the three calls header-only, the same compiled, the
+#                                    umbrella's own cost), each over <nlohmann/json.hpp> + <curl/curl.h>
 #
 # Installs its tools (install-deps.sh --bench), builds the `bench` preset,
 # starts nginx on 127.0.0.1 on a free port from a config in a temporary

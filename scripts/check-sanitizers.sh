@@ -7,6 +7,11 @@
 #                 what they need is built (target tsan_tests)
 #   clang-libcxx  the headers and the unit tests with clang-16 and libc++
 #
+# The asan and clang-libcxx presets link the examples and the tool to the SDK
+# compiled once (STUDENTSVC_PROGRAMS_LINK_COMPILED), as the tests are: the
+# bodies run under the sanitizer all the same, compiled once instead of in
+# each program. ctest runs STUDENTSVC_JOBS tests at a time (CTEST_PARALLEL_LEVEL).
+#
 #   scripts/check-sanitizers.sh                  all three, in that order
 #   scripts/check-sanitizers.sh tsan clang-libcxx
 #
@@ -17,6 +22,9 @@ cd "$(dirname "$0")/.."
 
 # Every `cmake --build`, the workflows' included, honours this.
 export CMAKE_BUILD_PARALLEL_LEVEL=${STUDENTSVC_JOBS:-2}
+# ... and every ctest of the presets' test steps: the tests mostly wait on
+# sockets and servers, and hold on a loaded machine (as the user builds' suites do).
+export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$CMAKE_BUILD_PARALLEL_LEVEL}
 steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then steps=(asan tsan clang-libcxx); fi
 

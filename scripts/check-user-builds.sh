@@ -10,7 +10,8 @@
 #   default   cmake -B build/ci-default with no build type (no -O, no -g) and the
 #             benchmarks on (STUDENTSVC_BUILD_BENCHMARKS): the whole tree without
 #             a warning, then the suite but the consumer projects (`packaging`,
-#             which configure their own builds and run in the main suite).
+#             which configure their own builds and run in the main suite). The
+#             examples and the tool are header-only, as in a user's build.
 #   no-curl   cmake -B build/ci-nocurl -DCMAKE_BUILD_TYPE=RelWithDebInfo
 #             -DSTUDENTSVC_WITH_CURL=OFF: builds and runs every test that needs
 #             no libcurl (unit tests, header check, no-curl consumers, the
@@ -28,7 +29,7 @@
 #   options   each option the README's table offers, turned from its default,
 #             configured and generated on its own (cmake -B build/ci-options/<name>)
 #             with CMAKE_LINK_LIBRARIES_ONLY_TARGETS: no test or example may link
-#             a target the option left out.
+#             a target the option left out. STUDENTSVC_JOBS configures at a time.
 #
 #   scripts/check-user-builds.sh                 release, default and no-curl, in that order
 #   scripts/check-user-builds.sh no-curl default
@@ -63,6 +64,7 @@ run_release() {
 
 run_default() {
   local dir=build/ci-default
+  # As a user builds it: the examples and the tool header-only, at no -O.
   cmake -B "$dir" -DSTUDENTSVC_BUILD_BENCHMARKS=ON
   build_without_warnings "no-build-type" "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
@@ -75,24 +77,40 @@ run_clang() {
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 
+configure_option() {
+  local option=$1
+  # A log per option: a failure shows its own configure output.
+  # CMAKE_LINK_LIBRARIES_ONLY_TARGETS: a link to a target the option left out
+  # fails here, at generation, instead of only when that build links.
+  if ! cmake -B "build/ci-options/${option%%=*}" "-D$option" -DCMAKE_LINK_LIBRARIES_ONLY_TARGETS=ON \
+      > "build/ci-options-${option%%=*}.log" 2>&1; then
+    cat "build/ci-options-${option%%=*}.log" >&2
+    echo "check-user-builds.sh: configuring with -D$option failed" >&2
+    return 1
+  fi
+  echo "-- configured with -D$option"
+}
+
 run_options() {
-  local option
+  local option pid failed=0
+  local -a pids=()
+  mkdir -p build
   # STUDENTSVC_BUILD_FUZZERS needs clang: the fuzz stage configures and runs it.
+  # A configure is one process, mostly waiting on its checks: $CMAKE_BUILD_PARALLEL_LEVEL
+  # of them at a time, each in its own directory.
   for option in STUDENTSVC_BUILD_TOOLS=OFF STUDENTSVC_INSTALL_TOOLS=OFF STUDENTSVC_BUILD_EXAMPLES=OFF \
                 STUDENTSVC_BUILD_E2E_TESTS=OFF STUDENTSVC_BUILD_DOCS=OFF STUDENTSVC_INSTALL=OFF \
                 STUDENTSVC_BUILD_TESTING=OFF STUDENTSVC_WERROR=ON \
                 STUDENTSVC_HEADER_ONLY=OFF STUDENTSVC_WITH_CURL=OFF STUDENTSVC_BUILD_BENCHMARKS=ON; do
-    echo "-- configure with -D$option"
-    # A log per option: a failure shows its own configure output.
-    # CMAKE_LINK_LIBRARIES_ONLY_TARGETS: a link to a target the option left out
-    # fails here, at generation, instead of only when that build links.
-    if ! cmake -B "build/ci-options/${option%%=*}" "-D$option" -DCMAKE_LINK_LIBRARIES_ONLY_TARGETS=ON \
-        > "build/ci-options-${option%%=*}.log" 2>&1; then
-      cat "build/ci-options-${option%%=*}.log" >&2
-      echo "check-user-builds.sh: configuring with -D$option failed" >&2
-      return 1
+    if [ ${#pids[@]} -ge "$CMAKE_BUILD_PARALLEL_LEVEL" ]; then
+      wait "${pids[0]}" || failed=1
+      pids=("${pids[@]:1}")
     fi
+    configure_option "$option" &
+    pids+=($!)
   done
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  return "$failed"
 }
 
 run_compiled() {

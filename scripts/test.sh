@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
 # The README's test command (and CI's, through .ci/run): installs what is
-# missing, then builds and runs everything, one stage after another:
+# missing, then builds and runs everything, one stage after another. What each
+# stage covers (every ctest runs -j STUDENTSVC_JOBS, default nproc: CI's 2 cores):
 #   deps        scripts/install-deps.sh --ci
-#   sanitizers  ASan + UBSan (whole suite), TSan (concurrency tests), clang-16
-#               with libc++ (headers and unit tests): scripts/check-sanitizers.sh
-#   fuzz        the three libFuzzer targets, about a minute each: scripts/fuzz.sh
+#   sanitizers  scripts/check-sanitizers.sh, warnings as errors: ASan + UBSan
+#               (RelWithDebInfo -O1, the whole tree, the whole suite but the
+#               consumer projects); TSan (target tsan_tests: the `concurrency`
+#               tests); clang-16 with libc++ (Debug: headers and unit tests)
+#   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), about
+#               a minute of CPU each, run side by side: scripts/fuzz.sh
 #   packaging   manifests, the API reference without a Doxygen warning, the
-#               README's install command: scripts/check-packaging.sh
-#   no-curl     -DSTUDENTSVC_WITH_CURL=OFF: every test that needs no libcurl
-#   demo        the README's other command, scripts/demo.sh: builds the tool, runs it on the mock
-#   default     no build type given: the whole tree without a warning, and its suite
+#               README's install command, header-only and compiled: scripts/check-packaging.sh
+#   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (RelWithDebInfo, -O2): every test that
+#               needs no libcurl, the no-curl consumer projects among them
+#   demo        the README's other command, scripts/demo.sh: builds the tool
+#               (dev preset, header-only) and runs it on the mock
+#   default     no build type given (-O0, benchmarks on): the whole tree without a
+#               warning, and its suite but the consumer projects
 #   clang       clang-16 + libc++, -DCMAKE_BUILD_TYPE=Release and nothing else: the whole
-#               tree without a warning, and its suite
-#   options     each option of the README's table, turned from its default, configures
+#               tree (the tool and README example header-only) without a warning, and its suite
+#   options     each option of the README's table, turned from its default,
+#               configures and generates (two at a time)
 #   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (Release): the SDK built as a library, the
 #               whole tree against it, the suite but the consumer projects
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
-#               with nothing beside it, without a warning (scripts/check-user-builds.sh),
-#   and last the whole suite in that Release build, so the run ends with ctest's
-#   summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`.
+#               with nothing beside it (examples and the tool header-only), without a
+#               warning (scripts/check-user-builds.sh),
+#   and last the whole suite in that Release build (the consumer projects
+#   included: each builds its app with no build type), so the run ends with
+#   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`.
+#
+# The tests link the SDK compiled once per build (studentsvc_compiled); in the
+# sanitizer and clang-libcxx builds the examples and the tool do too
+# (STUDENTSVC_PROGRAMS_LINK_COMPILED), so each body is compiled once per build.
+# Header-only programs are built by the release, default and clang builds, the demo,
+# the consumer projects and the header checks of every header-only build.
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.
@@ -71,4 +87,4 @@ echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
 # The main suite, last: ctest's own summary and "Total Test time" end the log.
 echo "===== stage suite: the whole suite in the Release build"
 trap - EXIT
-exec ctest --test-dir build/ci-release --output-on-failure --no-tests=error
+exec ctest --test-dir build/ci-release --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"

@@ -4,8 +4,9 @@
 /// define STUDENTSVC_HEADER_ONLY=0 in every TU and include this header in
 /// exactly one of them; that TU holds every non-template body of the SDK
 /// (Client's, and CurlTransport's when STUDENTSVC_WITH_CURL). The CMake
-/// library (STUDENTSVC_HEADER_ONLY=OFF) is built from it too, by src/*.cpp.
-/// @sa README.md "Separate compilation without CMake"
+/// library (STUDENTSVC_HEADER_ONLY=OFF) is built from it too (src/studentsvc.cpp);
+/// the README's "Separate compilation without CMake" shows the two commands.
+/// @sa client.hpp, curl_transport.hpp
 
 #include <studentsvc/detail/config.hpp>
 #include <studentsvc/detail/header_only.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 /// @file detail/call/client-inl.hpp
 /// @brief Client's bodies: included by client.hpp in header-only mode,
-/// compiled once by src/client.cpp otherwise.
+/// compiled once by <studentsvc/src.hpp> otherwise.
 
 #include <array>
 #include <chrono>

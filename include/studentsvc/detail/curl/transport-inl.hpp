@@ -1,7 +1,7 @@
 #pragma once
 /// @file detail/curl/transport-inl.hpp
 /// @brief CurlTransport's bodies: included by curl_transport.hpp in header-only
-/// mode, compiled once by src/curl_transport.cpp otherwise.
+/// mode, compiled once by <studentsvc/src.hpp> otherwise.
 
 #include <studentsvc/detail/config.hpp>
 

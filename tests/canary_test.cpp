@@ -5,6 +5,7 @@
 // prints (stdout and stderr, --verbose twice); no student field value may
 // appear in a log line. A hostile server that echoes the credentials back in
 // its error bodies is part of the run: the SDK scrubs them (detail/call/redact.hpp).
+// The client key's password (mutual TLS) has its own case at the end.
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,17 +16,23 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <studentsvc/studentsvc.hpp>
+#include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
 #include "support/fast_retry.hpp"
 #include "support/log_capture.hpp"
 #include "support/process.hpp"
 #include "support/raw_server.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
@@ -353,27 +360,6 @@ TEST_CASE("the studentsvc tool never prints a canary, --verbose included", "[can
     check_clean("studentsvc stderr", r.err);
   }
 
-  // doctor, each check and each failure it names (the echoing mock sends the secrets back in every answer).
-  const std::vector<std::vector<std::string>> doctor_cases = {
-      {"doctor", "--jwt", canary_jwt, "--perm", "1234567"},
-      {"doctor", "--json", "--jwt", canary_jwt, "--perm", "7654321", "--show-perms"},
-      {"--api-key", canary_wrong_key, "doctor", "--jwt", canary_jwt},
-      {"--password", canary_wrong_password, "doctor", "--json"},
-      {"--api-version", "9.9", "doctor", "--jwt", canary_jwt},
-      {"--proxy", "http://user:" + canary_password + "@127.0.0.1:9", "doctor"},
-  };
-  for (const auto& extra : doctor_cases) {
-    std::vector<std::string> args = connection;
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto r = run_cli(args);
-    std::string shown;
-    for (const auto& a : extra) shown += a + " ";
-    INFO("studentsvc " << shown << "-> exit " << r.status << "\nstdout: " << r.out << "\nstderr: " << r.err);
-    CHECK_FALSE(r.out.empty());
-    check_clean("studentsvc doctor stdout", r.out);
-    check_clean("studentsvc doctor stderr", r.err);
-  }
-
   // A server that is not there: a transport error, still clean.
   const std::string dead = server.base_url();
   server.stop();
@@ -454,4 +440,89 @@ TEST_CASE("a proxy's user:password never reaches an ApiError or a log line (Curl
   const auto lines = logs.texts();
   REQUIRE_FALSE(lines.empty());
   for (const auto& line : lines) CHECK_THAT(line, !Catch::Contains(proxy_password));
+}
+
+TEST_CASE("the client key's password never reaches an ApiError, a log line or to_string", "[canary][tls]") {
+  const std::string key_password = "CANARY-KEYPASS-3b7e90";
+  studentsvc_test::TempDir dir;
+  const std::string cert = dir.write("client.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  const std::string key = dir.write("client.key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
+  const studentsvc::test::LogCapture logs;
+  std::vector<std::string> texts;
+  auto keep = [&texts](const studentsvc::ApiError& e) {
+    texts.push_back(studentsvc::to_string(e) + "\n" + all_text(e));
+  };
+
+  // Refused before any request: every check's message, by option and by variable.
+  auto options = [&] {
+    studentsvc::ClientOptions o;
+    o.base_url = "https://registrar.example.edu";
+    o.auth.api_key = canary_key;
+    o.logger = logs.logger();
+    o.retry = studentsvc::RetryPolicy::none();
+    return o;
+  };
+  for (const auto& [c, k] : std::vector<std::pair<std::string, std::string>>{
+           {cert, ""}, {"", key}, {cert, dir.path() / "missing.key"}, {key, key}, {cert, cert}}) {
+    auto o = options();
+    o.client_certificate = studentsvc::ClientCertificate{c, k, key_password};
+    auto client = studentsvc::Client::create(o);
+    REQUIRE_FALSE(client);
+    keep(client.error());
+    const auto r = studentsvc::Client(o).get_student("1234567");
+    REQUIRE_FALSE(r);
+    keep(r.error());
+  }
+  auto with_http = options();
+  with_http.base_url = "http://127.0.0.1:9";
+  with_http.allow_insecure_loopback = true;
+  with_http.client_certificate = studentsvc::ClientCertificate{cert, key, key_password};
+  keep(studentsvc::Client::create(with_http).error());
+  std::map<std::string, std::string, std::less<>> env = {{"STUDENTSVC_BASE_URL", "https://registrar.example.edu"},
+                                                         {"STUDENTSVC_API_KEY", canary_key},
+                                                         {"STUDENTSVC_CLIENT_KEY_PASSWORD", key_password}};
+  auto lookup = [&env](std::string_view name) -> std::optional<std::string> {
+    const auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  keep(studentsvc::ClientOptions::from_env(lookup).error());
+  env["STUDENTSVC_CLIENT_CERT"] = cert;
+  keep(studentsvc::ClientOptions::from_env(lookup).error());
+  env["STUDENTSVC_CLIENT_KEY"] = (dir.path() / "missing.key").string();
+  keep(studentsvc::ClientOptions::from_env(lookup).error());
+
+  // A server (or a TLS library) that quotes the password back: scrubbed, on
+  // the blocking and the asynchronous path alike.
+  auto echo = options();
+  echo.client_certificate = studentsvc::ClientCertificate{cert, key, key_password};
+  auto fake = std::make_shared<studentsvc::testing::FakeTransport>();
+  fake->set_handler([&key_password](const studentsvc::HttpRequest&) -> studentsvc::Result<studentsvc::HttpResponse> {
+    return studentsvc::make_error(ErrorKind::transport, "could not load key with pass phrase " + key_password);
+  });
+  echo.transport = fake;
+  const studentsvc::Client client(echo);
+  const auto blocking = client.get_student("1234567");
+  REQUIRE_FALSE(blocking);
+  keep(blocking.error());
+  const auto async = client.get_student_async("1234567").get();
+  REQUIRE_FALSE(async);
+  keep(async.error());
+  fake->set_handler([&key_password](const studentsvc::HttpRequest&) -> studentsvc::Result<studentsvc::HttpResponse> {
+    studentsvc::HttpResponse response;
+    response.status = 500;
+    response.body = R"({"message":"bad pass phrase )" + key_password + R"("})";
+    return response;
+  });
+  const auto echoed = client.get_student("1234567");
+  REQUIRE_FALSE(echoed);
+  keep(echoed.error());
+
+  REQUIRE(texts.size() >= 15);
+  for (const auto& text : texts) {
+    INFO(text);
+    CHECK_THAT(text, !Catch::Contains(key_password));
+  }
+  const auto lines = logs.texts();
+  REQUIRE_FALSE(lines.empty());
+  for (const auto& line : lines) CHECK_THAT(line, !Catch::Contains(key_password));
 }

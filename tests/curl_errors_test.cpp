@@ -6,8 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include <curl/curl.h>
 
@@ -184,4 +186,39 @@ TEST_CASE("fail-fast on a TLS error: a streamed batch stops after the first answ
   CHECK(summary.stopped_by->transport_failure == TransportFailure::tls_certificate);
   CHECK(summary.sent <= 4 + 3);
   CHECK(cancelled + summary.sent == perms.size());
+}
+
+TEST_CASE("curl_error: the TLS identity failures are named and not retried", "[curl_errors][tls]") {
+  using studentsvc::detail::curl_error;
+  studentsvc::detail::CurlExchange ex;
+  auto with_reason = [&ex](std::string_view reason) {
+    ex.error.fill('\0');
+    reason.copy(ex.error.data(), std::min(reason.size(), ex.error.size() - 1));
+  };
+  with_reason("SSL: public key does not match pinned public key");
+  auto e = curl_error(CURLE_SSL_PINNEDPUBKEYNOTMATCH, ex);
+  CHECK(e.kind == ErrorKind::transport);
+  CHECK_THAT(e.message, Catch::StartsWith("TLS public key pin did not match") &&
+                            Catch::Contains("public key does not match pinned public key"));
+  CHECK_FALSE(e.retryable);
+  CHECK(e.transport_failure == TransportFailure::tls_certificate);
+
+  with_reason("unable to set private key file: 'client.key' type PEM");
+  e = curl_error(CURLE_SSL_CERTPROBLEM, ex);
+  CHECK_THAT(e.message, Catch::StartsWith("the client certificate or key could not be used"));
+  CHECK_FALSE(e.retryable);
+
+  for (const std::string_view alert : {"OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required",
+                                       "OpenSSL/3.0.19: error:0A000418:SSL routines::tlsv1 alert unknown ca"}) {
+    INFO(alert);
+    with_reason(alert);
+    e = curl_error(alert.find("SSL_read") != std::string_view::npos ? CURLE_RECV_ERROR : CURLE_SSL_CONNECT_ERROR, ex);
+    CHECK_THAT(e.message, Catch::StartsWith("the server refused the client certificate, or none was sent"));
+    CHECK_FALSE(e.retryable);
+    CHECK(e.transport_failure == TransportFailure::tls_certificate);
+  }
+  with_reason("Connection reset by peer");  // an ordinary failure keeps its meaning
+  e = curl_error(CURLE_RECV_ERROR, ex);
+  CHECK_THAT(e.message, Catch::StartsWith("receive failed"));
+  CHECK(e.retryable);
 }

@@ -37,14 +37,14 @@ struct CurlTransportOptions {
   long max_connections = 64;
   /// The trusted CAs as PEM text (CURLOPT_CAINFO_BLOB), in place of `ca_bundle`
   /// and the system's bundle file; empty: none.
-  std::string ca_pem;
+  std::string ca_pem{};
   /// A certificate and key presented to servers that ask for one (mutual TLS);
   /// none by default. Not presented to an https:// proxy.
-  std::optional<ClientCertificate> client_certificate;
+  std::optional<ClientCertificate> client_certificate{};
   /// `sha256//<base64>[;sha256//<base64>...]`: the server's public key must
   /// match one (CURLOPT_PINNEDPUBLICKEY); empty: no pin. A Client checks the
   /// form first; set here directly, it goes to libcurl as given.
-  std::string pinned_public_key;
+  std::string pinned_public_key{};
 };
 
 namespace detail {

@@ -111,15 +111,15 @@ struct ClientOptions {
   std::string ca_bundle;
   /// The trusted CAs as PEM text (`-----BEGIN CERTIFICATE-----` blocks), in
   /// place of the system's store, as ca_bundle is for a file; not both.
-  std::string ca_pem;
+  std::string ca_pem{};
   /// A certificate and key to present to a gateway that requires mutual TLS;
   /// none by default. Both files must be readable PEM (checked when the Client is built).
-  std::optional<ClientCertificate> client_certificate;
+  std::optional<ClientCertificate> client_certificate{};
   /// The server's public key must be one of these, on top of the usual
   /// verification: `sha256//<base64 SHA-256 of its SubjectPublicKeyInfo>`,
   /// several separated by `;` (curl's form); empty: no pin. A mismatch fails
   /// the call as ErrorKind::transport, not retried.
-  std::string pinned_public_key;
+  std::string pinned_public_key{};
   /// Explicit proxy URL; empty: libcurl's environment (`https_proxy`, `no_proxy`, ...).
   std::string proxy;
   /// Allows `http://` base URLs, and only to 127.0.0.0/8, ::1 or localhost.

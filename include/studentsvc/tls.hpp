@@ -20,9 +20,9 @@ namespace studentsvc {
 ///
 /// @sa ClientOptions::client_certificate, CurlTransportOptions::client_certificate
 struct ClientCertificate {
-  std::string cert_file;  ///< PEM certificate, optionally followed by its intermediates.
-  std::string key_file;   ///< PEM private key (PKCS#8 or traditional, encrypted or not).
-  Secret key_password;    ///< The key's pass phrase; empty for a key that is not encrypted.
+  std::string cert_file{};  ///< PEM certificate, optionally followed by its intermediates.
+  std::string key_file{};   ///< PEM private key (PKCS#8 or traditional, encrypted or not).
+  Secret key_password{};    ///< The key's pass phrase; empty for a key that is not encrypted.
 
   friend bool operator==(const ClientCertificate&, const ClientCertificate&) = default;
 };

@@ -28,9 +28,9 @@ struct CurlHandleSettings {
   std::string ca_bundle;
   bool allow_http = false;
   long max_idle = 64;  ///< Idle handles kept; past it a returned handle is closed.
-  std::string ca_pem;  ///< CA text (CURLOPT_CAINFO_BLOB); overrides ca_bundle.
-  std::optional<ClientCertificate> client_certificate;  ///< Mutual TLS (CURLOPT_SSLCERT, SSLKEY, KEYPASSWD).
-  std::string pinned_public_key;                        ///< CURLOPT_PINNEDPUBLICKEY.
+  std::string ca_pem{};  ///< CA text (CURLOPT_CAINFO_BLOB); overrides ca_bundle.
+  std::optional<ClientCertificate> client_certificate{};  ///< Mutual TLS (CURLOPT_SSLCERT, SSLKEY, KEYPASSWD).
+  std::string pinned_public_key{};                      ///< CURLOPT_PINNEDPUBLICKEY.
 };
 
 /// Thread-safe pool of easy handles with the options that never change.

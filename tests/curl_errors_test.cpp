@@ -16,6 +16,7 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/loopback.hpp"
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
@@ -26,6 +27,7 @@ using studentsvc::TransportFailure;
 using studentsvc::detail::FailFastReason;
 using studentsvc::detail::fail_fast_reason;
 using studentsvc::test::RawServer;
+using studentsvc::test::plain_http;
 
 namespace {
 
@@ -42,12 +44,6 @@ HttpRequest get(std::string url) {
   r.connect_timeout = 3s;
   r.timeout = 5s;
   return r;
-}
-
-studentsvc::CurlTransportOptions plain_http() {
-  studentsvc::CurlTransportOptions o;
-  o.allow_http = true;
-  return o;
 }
 
 }  // namespace

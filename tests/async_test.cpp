@@ -28,38 +28,28 @@
 
 #include "support/fast_retry.hpp"
 #include "support/log_capture.hpp"
+#include "support/loopback.hpp"
 #include "support/raw_server.hpp"
+#include "support/wait.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::Client;
 using studentsvc::ErrorKind;
 using studentsvc::Result;
 using studentsvc::StudentExtended;
+using studentsvc::test::eventually;
 using studentsvc::test::RawServer;
+using studentsvc::test::raw_options;
+using studentsvc::test::seconds_since;
+using studentsvc::test::student_body;
 using studentsvc::testing::MockServer;
 using studentsvc::testing::MockServerOptions;
 
 namespace {
 
-constexpr const char* student_body =
-    R"({"perm":"1234567","firstName":"Ana","lastName":"N","suffix":"","email":"a@example.edu"})";
-
 std::string ok_response(std::string_view body = student_body) {
   return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\n\r\n" + std::string(body);
-}
-
-studentsvc::ClientOptions raw_options(const RawServer& server) {
-  studentsvc::ClientOptions o;
-  o.base_url = server.base_url();
-  o.auth.api_key = "async-test-key";
-  o.allow_insecure_loopback = true;
-  o.retry = studentsvc::RetryPolicy::none();
-  return o;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Threads of this process whose name is the event thread's.
@@ -245,9 +235,8 @@ TEST_CASE("a stop request ends an async call mid-body, or during its retry wait,
     const Client client(raw_options(server));
     std::stop_source stop;
     auto future = client.get_student_async("1234567", {}, stop.get_token());
-    const auto wait_start = std::chrono::steady_clock::now();
-    while (!body_started && seconds_since(wait_start) < 10) std::this_thread::sleep_for(5ms);
-    std::this_thread::sleep_for(50ms);
+    REQUIRE(eventually([&] { return body_started.load(); }));
+    std::this_thread::sleep_for(50ms);  // most likely mid-body now; cancelled either way (the body never ends)
     const auto start = std::chrono::steady_clock::now();
     stop.request_stop();
     REQUIRE(future.wait_for(5s) == std::future_status::ready);
@@ -271,9 +260,8 @@ TEST_CASE("a stop request ends an async call mid-body, or during its retry wait,
     const Client client(options);
     std::stop_source stop;
     auto future = client.get_student_async("1234567", {}, stop.get_token());
-    const auto wait_start = std::chrono::steady_clock::now();
-    while (seen.load() == 0 && seconds_since(wait_start) < 10) std::this_thread::sleep_for(5ms);
-    std::this_thread::sleep_for(50ms);
+    REQUIRE(eventually([&] { return seen.load() == 1; }));
+    std::this_thread::sleep_for(50ms);  // most likely in its 30 s wait now; cancelled either way, sent once
     stop.request_stop();
     REQUIRE(future.wait_for(5s) == std::future_status::ready);
     const auto r = future.get();

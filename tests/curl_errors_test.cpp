@@ -18,6 +18,7 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/loopback.hpp"
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
@@ -28,6 +29,7 @@ using studentsvc::TransportFailure;
 using studentsvc::detail::FailFastReason;
 using studentsvc::detail::fail_fast_reason;
 using studentsvc::test::RawServer;
+using studentsvc::test::plain_http;
 
 namespace {
 
@@ -44,12 +46,6 @@ HttpRequest get(std::string url) {
   r.connect_timeout = 3s;
   r.timeout = 5s;
   return r;
-}
-
-studentsvc::CurlTransportOptions plain_http() {
-  studentsvc::CurlTransportOptions o;
-  o.allow_http = true;
-  return o;
 }
 
 }  // namespace

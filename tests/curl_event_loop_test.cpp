@@ -30,11 +30,14 @@
 #include <studentsvc/stop_token.hpp>  // std::stop_source where the library has it
 
 #include "support/raw_server.hpp"
+#include "support/wait.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::detail::CurlEventLoop;
 using studentsvc::detail::TransferOutcome;
 using studentsvc::test::RawServer;
+using studentsvc::test::eventually;
+using studentsvc::test::ms_since;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -93,21 +96,6 @@ std::size_t engine_threads() {
   std::size_t n = 0;
   for (const auto& name : thread_names()) n += name == CurlEventLoop::thread_name ? 1U : 0U;
   return n;
-}
-
-// Waits up to `limit` for `pred`, polling.
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds limit = 10s) {
-  const auto end = Clock::now() + limit;
-  while (!pred()) {
-    if (Clock::now() > end) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // A server whose every connection reads its request, sends the head of a

@@ -6,7 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -23,6 +25,10 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/loopback.hpp"
+#include "support/raw_server.hpp"
+#include "support/wait.hpp"
+
 using nlohmann::json;
 using studentsvc::ApiError;
 using studentsvc::CallOptions;
@@ -38,6 +44,8 @@ using studentsvc::RetryPolicy;
 using studentsvc::StudentExtended;
 using studentsvc::testing::MockServer;
 using studentsvc::testing::MockServerOptions;
+using studentsvc::test::plain_http;
+using studentsvc::test::RawServer;
 
 namespace Catch {
 template <>
@@ -81,12 +89,6 @@ std::string opt(const std::optional<std::string>& v) { return v ? "\"" + *v + "\
 
 std::string seen(const MockServer& server, std::string_view name) {
   return server.last_request().header(name).value_or("<absent>");
-}
-
-CurlTransportOptions plain_http() {
-  CurlTransportOptions o;
-  o.allow_http = true;
-  return o;
 }
 
 void require_extended_empty(const StudentExtended& s) {
@@ -864,17 +866,25 @@ TEST_CASE("e2e: sequential calls reuse one connection", "[e2e][transport]") {
 }
 
 TEST_CASE("e2e: a connection the server closed while idle is replaced without an error", "[e2e][transport]") {
-  MockServerOptions options;
-  options.keep_alive_timeout = std::chrono::seconds(1);
-  MockServer server(options);
-  const Client client = client_for(server);  // one attempt: no retry may hide a failure
+  // The server closes its first connection once it has answered two requests,
+  // and says so: the test waits for that close, not for a keep-alive timer.
+  std::atomic<bool> first_closed{false};
+  RawServer server([&](int fd, int connection) {
+    server.serve(fd, [](const std::string&, int) { return RawServer::response(200, studentsvc::test::student_body); },
+                 connection == 0 ? 2 : INT_MAX);
+    if (connection == 0) {
+      ::shutdown(fd, SHUT_RDWR);
+      first_closed = true;
+    }
+  });
+  const Client client(studentsvc::test::raw_options(server));  // one attempt: no retry may hide a failure
   value_of(client.get_student("1234567"));
   value_of(client.get_student("1234567"));
-  CHECK(server.connection_count() == 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1'300));  // the mock drops the idle connection
-  value_of(client.get_student("2345678"));
-  CHECK(server.connection_count() == 2);
-  CHECK(server.request_count() == 3);
+  CHECK(server.connections() == 1);
+  REQUIRE(studentsvc::test::eventually([&] { return first_closed.load(); }));
+  value_of(client.get_student("1234567"));
+  CHECK(server.connections() == 2);
+  CHECK(server.requests() == 3);
 }
 
 TEST_CASE("e2e: base URL with a path prefix: calls go to prefix + path, trailing slashes dropped",

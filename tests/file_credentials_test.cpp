@@ -21,7 +21,7 @@
 using studentsvc::ErrorKind;
 using studentsvc::FileCredentialFiles;
 using studentsvc::FileCredentialProvider;
-using studentsvc_test::TempDir;
+using studentsvc::test::TempDir;
 
 namespace {
 

@@ -5,17 +5,10 @@
 // on the event loop: a roster of 1,500 lookups at concurrency 16 opened 194
 // TLS connections).
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <set>
@@ -26,86 +19,28 @@
 
 #include <studentsvc/studentsvc.hpp>
 
+#include "support/background_server.hpp"
 #include "support/test_pki.hpp"
-
-extern char** environ;
+#include "support/wait.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    if (fd >= 0) ::close(fd);
-    return 0;
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-bool accepts_connections(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  const bool ok = fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  if (fd >= 0) ::close(fd);
-  return ok;
-}
-
 /// nginx serving the student endpoint over TLS with HTTP/2 (ALPN), one
 /// process in the foreground; its access log names each request's connection.
 class Http2Gateway {
  public:
-  explicit Http2Gateway(const studentsvc::test::TestPki& pki) : dir_(pki.dir) {
-    for (int tries = 0; tries < 5 && pid_ <= 0; ++tries) {
-      port_ = free_port();
-      std::ofstream(dir_ / "nginx.conf") << config(pki);
-      const std::string conf = (dir_ / "nginx.conf").string();
-      const std::string prefix = dir_.string() + "/";
-      const std::string error_log = (dir_ / "error.log").string();
-      std::vector<std::string> args = {STUDENTSVC_NGINX, "-p", prefix, "-c", conf, "-e", error_log,
-                                       "-g", "daemon off; master_process off;"};
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      pid_t pid = 0;
-      if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) continue;
-      const auto until = std::chrono::steady_clock::now() + 10s;
-      while (std::chrono::steady_clock::now() < until && !accepts_connections(port_)) {
-        int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid) {  // exited: the port was taken, try another
-          pid = 0;
-          break;
-        }
-        std::this_thread::sleep_for(20ms);
-      }
-      if (pid > 0 && accepts_connections(port_)) {
-        pid_ = pid;
-      } else if (pid > 0) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-      }
-    }
-  }
-  ~Http2Gateway() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  Http2Gateway(const Http2Gateway&) = delete;
-  Http2Gateway& operator=(const Http2Gateway&) = delete;
+  explicit Http2Gateway(const studentsvc::test::TestPki& pki)
+      : dir_(pki.dir), nginx_([&](int port) {
+          std::ofstream(dir_ / "nginx.conf") << config(pki, port);
+          return std::vector<std::string>{STUDENTSVC_NGINX, "-p", dir_.string() + "/", "-c",
+                                          (dir_ / "nginx.conf").string(), "-e", (dir_ / "error.log").string(),
+                                          "-g", "daemon off; master_process off;"};
+        }) {}
 
-  [[nodiscard]] bool running() const { return pid_ > 0; }
-  [[nodiscard]] std::string base_url() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  [[nodiscard]] bool running() const { return nginx_.running(); }
+  [[nodiscard]] std::string base_url() const { return "https://127.0.0.1:" + std::to_string(nginx_.port()); }
   [[nodiscard]] std::string error_log() const { return read(dir_ / "error.log"); }
 
   /// What the access log says so far: requests, the connections they came on, and their protocols.
@@ -130,7 +65,7 @@ class Http2Gateway {
   }
 
  private:
-  std::string config(const studentsvc::test::TestPki& pki) const {
+  std::string config(const studentsvc::test::TestPki& pki, int port) const {
     const std::string d = dir_.string();
     return "pid " + d + "/nginx.pid;\n"
            "events { worker_connections 256; }\n"
@@ -139,7 +74,7 @@ class Http2Gateway {
            "  uwsgi_temp_path " + d + "; scgi_temp_path " + d + ";\n"
            "  log_format connections '$connection $server_protocol $ssl_session_reused';\n"
            "  server {\n"
-           "    listen 127.0.0.1:" + std::to_string(port_) + " ssl http2;\n"
+           "    listen 127.0.0.1:" + std::to_string(port) + " ssl http2;\n"
            "    ssl_certificate " + pki.server_cert.string() + ";\n"
            "    ssl_certificate_key " + pki.server_key.string() + ";\n"
            "    access_log " + d + "/access.log connections;\n"
@@ -158,8 +93,7 @@ class Http2Gateway {
   }
 
   std::filesystem::path dir_;
-  int port_ = 0;
-  pid_t pid_ = -1;
+  studentsvc::test::BackgroundServer nginx_;
 };
 
 std::vector<std::string> perms(std::size_t n) {
@@ -184,11 +118,8 @@ constexpr std::size_t connection_bound = 4;
 void check_multiplexed(const Http2Gateway& gateway, std::size_t requests, std::size_t bound = connection_bound) {
   // nginx writes a stream's log line after it has sent the answer, so the
   // last lines can land just after the client has them all: wait for them.
-  auto seen = gateway.seen();
-  for (const auto until = std::chrono::steady_clock::now() + 10s;
-       seen.requests < requests && std::chrono::steady_clock::now() < until; seen = gateway.seen()) {
-    std::this_thread::sleep_for(10ms);
-  }
+  (void)studentsvc::test::eventually([&] { return gateway.seen().requests >= requests; });
+  const auto seen = gateway.seen();
   INFO(gateway.error_log());
   CHECK(seen.requests == requests);
   CHECK(seen.protocols == std::set<std::string>{"HTTP/2.0"});

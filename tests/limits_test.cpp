@@ -16,27 +16,18 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/loopback.hpp"
 #include "support/raw_server.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::test::RawServer;
+using studentsvc::test::raw_options;
+using studentsvc::test::student_body;
 
 namespace {
 
 constexpr std::size_t fifty_mb = 50U * 1024U * 1024U;
-constexpr const char* student_body =
-    R"({"perm":"1234567","firstName":"Ana","lastName":"N","suffix":"","email":"a@example.edu"})";
-
-studentsvc::ClientOptions raw_options(const RawServer& server) {
-  studentsvc::ClientOptions o;
-  o.base_url = server.base_url();
-  o.auth.api_key = "limits-test-key";
-  o.allow_insecure_loopback = true;
-  o.timeout = 20s;
-  o.retry = studentsvc::RetryPolicy::none();  // one attempt per fault; retries are retry_e2e_test's
-  return o;
-}
 
 /// Peak resident set size of this process so far, in KiB (Linux: ru_maxrss).
 long peak_rss_kib() {

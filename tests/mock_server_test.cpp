@@ -20,6 +20,8 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/loopback.hpp"
+
 using nlohmann::json;
 using studentsvc::CurlTransport;
 using studentsvc::CurlTransportOptions;
@@ -28,6 +30,7 @@ using studentsvc::HttpResponse;
 using studentsvc::testing::MockAccount;
 using studentsvc::testing::MockServer;
 using studentsvc::testing::MockServerOptions;
+using studentsvc::test::plain_http;
 
 namespace {
 
@@ -35,12 +38,6 @@ namespace {
 // computed outside the SDK.
 const std::string basic_registrar = "Basic c3ZjLXJlZ2lzdHJhci1hcHA6bW9jay1wYXNzd29yZA==";
 const std::string basic_roster = "Basic c3ZjLXJvc3Rlci1hcHA6bW9jay1wYXNzd29yZC0y";
-
-CurlTransportOptions plain_http() {
-  CurlTransportOptions o;
-  o.allow_http = true;
-  return o;
-}
 
 /// A request to `path` below the server's base URL, with the headers the mock
 /// accepts on the student endpoints (x-api-key, svc-api-key, Basic of the approved account).

@@ -77,7 +77,7 @@ TEST_CASE("from_env with every STUDENTSVC_* variable", "[options]") {
   env["STUDENTSVC_NETWORK_ID"] = "svc-acct";
   env["STUDENTSVC_PASSWORD"] = "PW-canary-3";
   env["STUDENTSVC_API_VERSION"] = "2.1";
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const std::string ca = dir.write("campus-ca.pem", "-----BEGIN CERTIFICATE-----\n");
   env["STUDENTSVC_CA_BUNDLE"] = ca;
   env["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = "1";
@@ -187,7 +187,7 @@ TEST_CASE("from_env: network id and password go together", "[options]") {
 TEST_CASE("from_env: API version and CA bundle", "[options]") {
   auto env = minimal_env();
   env["STUDENTSVC_API_VERSION"] = "3.0";
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const std::string ca = dir.write("ca.pem", "-----BEGIN CERTIFICATE-----\n");
   env["STUDENTSVC_CA_BUNDLE"] = ca;
   auto o = from(env);
@@ -259,7 +259,7 @@ TEST_CASE("from_env: STUDENTSVC_ALLOW_INSECURE_LOOPBACK is the loopback opt-in",
 }
 
 TEST_CASE("from_env: a CA bundle that cannot be read is refused before any request", "[options]") {
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   auto env = minimal_env();
   SECTION("missing") {
     env["STUDENTSVC_CA_BUNDLE"] = (dir.path() / "nope.pem").string();
@@ -541,7 +541,7 @@ TEST_CASE("bad client-level limits are refused once, by Client::create and by ev
 }
 
 TEST_CASE("Client::create refuses a CA bundle that cannot be read, naming the setting", "[options]") {
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   auto o = client_options();
   o.transport = std::make_shared<studentsvc::testing::FakeTransport>();
   o.ca_bundle = (dir.path() / "missing.pem").string();

@@ -26,11 +26,13 @@
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/env_guard.hpp"
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
+using studentsvc::test::EnvGuard;
 using studentsvc::test::RawServer;
 using studentsvc::test::TestPki;
 using studentsvc::test::closed_loopback_port;
@@ -38,56 +40,22 @@ using studentsvc::testing::MockServer;
 
 namespace {
 
-/// Sets or unsets environment variables, restoring every one it touched on destruction.
-class EnvGuard {
- public:
-  EnvGuard() = default;
-  ~EnvGuard() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) {
-        ::setenv(it->first.c_str(), it->second->c_str(), 1);
-      } else {
-        ::unsetenv(it->first.c_str());
-      }
-    }
+/// Every proxy variable libcurl reads points at `url`, and no_proxy excludes nothing.
+void proxy_everything_through(EnvGuard& env, const std::string& url) {
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+    env.set(name, url);
   }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
+  env.unset("no_proxy");
+  env.unset("NO_PROXY");
+}
 
-  void set(const std::string& name, const std::string& value) {
-    save(name);
-    ::setenv(name.c_str(), value.c_str(), 1);
+/// No proxy variable at all (the test's own explicit proxy is then the only one).
+void no_proxy_variables(EnvGuard& env) {
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                           "no_proxy", "NO_PROXY"}) {
+    env.unset(name);
   }
-  void unset(const std::string& name) {
-    save(name);
-    ::unsetenv(name.c_str());
-  }
-  /// Every proxy variable libcurl reads points at `url`, and no_proxy excludes nothing.
-  void proxy_everything_through(const std::string& url) {
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
-      set(name, url);
-    }
-    unset("no_proxy");
-    unset("NO_PROXY");
-  }
-  /// No proxy variable at all (the test's own explicit proxy is then the only one).
-  void no_proxy_variables() {
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
-                             "no_proxy", "NO_PROXY"}) {
-      unset(name);
-    }
-  }
-
- private:
-  void save(const std::string& name) {
-    for (const auto& s : saved_) {
-      if (s.first == name) return;
-    }
-    const char* old = std::getenv(name.c_str());
-    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-  }
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
+}
 
 /// What the recording proxy answers once it has read a request head; `tunnel`
 /// is a working proxy: it connects to the CONNECT target and relays both ways.
@@ -248,7 +216,7 @@ TEST_CASE("a plain http:// loopback call never goes through a proxy, whatever th
   RecordingProxy proxy(ProxyReply::close);
   EnvGuard env;
   const std::string scheme = GENERATE(std::string("http"), std::string("socks5"), std::string("socks5h"));
-  env.proxy_everything_through(proxy.url(scheme));
+  proxy_everything_through(env, proxy.url(scheme));
   auto options = target.client_options();
   REQUIRE(options.allow_insecure_loopback);
   options.retry = studentsvc::RetryPolicy::none();
@@ -273,7 +241,7 @@ TEST_CASE("the transport keeps http:// off a proxy even for a URL without a sche
   MockServer target;
   RecordingProxy proxy(ProxyReply::close);
   EnvGuard env;
-  env.proxy_everything_through(proxy.url());
+  proxy_everything_through(env, proxy.url());
   studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{{}, proxy.url(), true});
   studentsvc::HttpRequest request;
   request.url = "127.0.0.1:" + std::to_string(target.port()) + "/students/v2/students/1234567";
@@ -289,7 +257,7 @@ TEST_CASE("a batch over plain http:// keeps off the proxy too", "[proxy][e2e]") 
   MockServer target;
   RecordingProxy proxy(ProxyReply::close);
   EnvGuard env;
-  env.proxy_everything_through(proxy.url());
+  proxy_everything_through(env, proxy.url());
   studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{{}, proxy.url(), true});
   std::vector<studentsvc::HttpRequest> requests(4);
   for (auto& request : requests) {
@@ -315,9 +283,9 @@ TEST_CASE("an https:// call shows a proxy only a CONNECT, never a credential", "
   auto options = target.client_options();
   options.ca_bundle = pki.ca_cert.string();
   options.retry = studentsvc::RetryPolicy::none();
-  SECTION("proxy from the environment") { env.proxy_everything_through(proxy.url()); }
+  SECTION("proxy from the environment") { proxy_everything_through(env, proxy.url()); }
   SECTION("explicit proxy option") {
-    env.no_proxy_variables();
+    no_proxy_variables(env);
     options.proxy = proxy.url();
   }
   const studentsvc::Client client(options);
@@ -366,9 +334,9 @@ TEST_CASE("an https:// call works through a tunnelling proxy, which sees only ci
   EnvGuard env;
   auto options = target.client_options();
   options.ca_bundle = pki.ca_cert.string();
-  SECTION("proxy from the environment") { env.proxy_everything_through(proxy.url()); }
+  SECTION("proxy from the environment") { proxy_everything_through(env, proxy.url()); }
   SECTION("explicit proxy option") {
-    env.no_proxy_variables();
+    no_proxy_variables(env);
     options.proxy = proxy.url();
   }
   {
@@ -393,7 +361,7 @@ TEST_CASE("no_proxy is honoured for https://", "[proxy][e2e]") {
   MockServer target({}, pki.server_cert.string(), pki.server_key.string());
   RecordingProxy proxy(ProxyReply::forbidden);
   EnvGuard env;
-  env.proxy_everything_through(proxy.url());
+  proxy_everything_through(env, proxy.url());
   const std::string name = GENERATE(std::string("no_proxy"), std::string("NO_PROXY"));
   env.set(name, "127.0.0.1");
   auto options = target.client_options();
@@ -412,7 +380,7 @@ TEST_CASE("an https:// proxy is verified: a certificate it cannot prove fails be
   MockServer https_proxy({}, pki.self_cert.string(), pki.self_key.string());
   REQUIRE(https_proxy.running());
   EnvGuard env;
-  env.no_proxy_variables();
+  no_proxy_variables(env);
   auto options = target.client_options();
   options.ca_bundle = pki.ca_cert.string();  // trusts the target's CA; the proxy has its own check
   options.retry = studentsvc::RetryPolicy::none();
@@ -432,7 +400,7 @@ TEST_CASE("a server certificate failure is not blamed on a proxy, even on a hand
   MockServer https_proxy({}, pki.self_cert.string(), pki.self_key.string());
   MockServer untrusted_target({}, pki.self_cert.string(), pki.self_key.string());
   EnvGuard env;
-  env.no_proxy_variables();
+  no_proxy_variables(env);
   studentsvc::CurlTransport transport(studentsvc::CurlTransportOptions{pki.ca_cert.string(), {}, false});
   studentsvc::HttpRequest request;
   request.url = "https://127.0.0.1:" + std::to_string(untrusted_target.port()) + "/students/v2/students/1234567";
@@ -485,12 +453,12 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
   options.retry = studentsvc::RetryPolicy::none();
   bool transport_only = false;
   SECTION("explicit proxy option") {
-    env.no_proxy_variables();
+    no_proxy_variables(env);
     options.proxy = c.proxy;
   }
-  SECTION("proxy from the environment") { env.proxy_everything_through(c.proxy); }
+  SECTION("proxy from the environment") { proxy_everything_through(env, c.proxy); }
   SECTION("the transport alone, without the Client's scrubbing of the proxy URL") {
-    env.no_proxy_variables();
+    no_proxy_variables(env);
     options.proxy = c.proxy;
     transport_only = true;
   }

@@ -16,30 +16,15 @@
 #include <studentsvc/studentsvc.hpp>
 
 #include "support/fast_retry.hpp"
+#include "support/loopback.hpp"
 #include "support/raw_server.hpp"
+#include "support/wait.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::test::RawServer;
-
-namespace {
-
-constexpr const char* student_body =
-    R"({"perm":"1234567","firstName":"Ana","lastName":"N","suffix":"","email":"a@example.edu"})";
-
-studentsvc::ClientOptions raw_options(const RawServer& server) {
-  studentsvc::ClientOptions o;
-  o.base_url = server.base_url();
-  o.auth.api_key = "timeouts-test-key";
-  o.allow_insecure_loopback = true;
-  o.retry = studentsvc::RetryPolicy::none();
-  return o;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
+using studentsvc::test::raw_options;
+using studentsvc::test::seconds_since;
+using studentsvc::test::student_body;
 
 TEST_CASE("timeout defaults are the documented ones and CallOptions overrides them", "[timeouts]") {
   const studentsvc::ClientOptions options;

@@ -25,18 +25,20 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/background_server.hpp"
+#include "support/env_guard.hpp"
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
 namespace fs = std::filesystem;
 using studentsvc::ErrorKind;
-using studentsvc::test::closed_loopback_port;
 using studentsvc::testing::MockServer;
 using studentsvc::test::TestPki;
 
@@ -76,57 +78,33 @@ std::string run_capture(const std::string& command) {
   return out;
 }
 
-/// `openssl s_server` offering TLS 1.1 only, under OPENSSL_CONF=`conf`; killed on destruction.
+/// `openssl s_server` offering TLS 1.1 only, under OPENSSL_CONF=`conf`; stopped on destruction.
 class LegacyTlsServer {
  public:
-  LegacyTlsServer(const TestPki& pki, const fs::path& conf) : port_(closed_loopback_port()) {
-    std::vector<std::string> env_strings{"OPENSSL_CONF=" + conf.string()};
-    for (char** e = environ; *e != nullptr; ++e) {
-      if (!std::string_view(*e).starts_with("OPENSSL_CONF=")) env_strings.emplace_back(*e);
-    }
-    std::vector<std::string> args{"openssl", "s_server", "-tls1_1", "-cert", pki.server_cert.string(), "-key",
-                                  pki.server_key.string(), "-accept", "127.0.0.1:" + std::to_string(port_), "-www",
-                                  "-quiet"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& e : env_strings) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    if (::posix_spawnp(&pid_, "openssl", &actions, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    // Ready when it accepts a TCP connection (a bare connect-and-close it shrugs off).
-    for (int i = 0; pid_ > 0 && i < 200 && !ready_; ++i) {
-      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      addr.sin_port = htons(static_cast<uint16_t>(port_));
-      ready_ = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-      ::close(fd);
-      if (!ready_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  ~LegacyTlsServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  LegacyTlsServer(const LegacyTlsServer&) = delete;
-  LegacyTlsServer& operator=(const LegacyTlsServer&) = delete;
+  LegacyTlsServer(const TestPki& pki, const fs::path& conf)
+      : server_(
+            [&](int port) {
+              return std::vector<std::string>{"openssl", "s_server", "-tls1_1", "-cert", pki.server_cert.string(),
+                                              "-key", pki.server_key.string(), "-accept",
+                                              "127.0.0.1:" + std::to_string(port), "-www", "-quiet"};
+            },
+            environment_with("OPENSSL_CONF=" + conf.string())) {}
 
-  [[nodiscard]] bool ready() const { return ready_; }
-  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] bool ready() const { return server_.running(); }
+  [[nodiscard]] int port() const { return server_.port(); }
 
  private:
-  int port_;
-  pid_t pid_ = -1;
-  bool ready_ = false;
+  // This process's environment with `setting` ("NAME=value") in place of any NAME= already there.
+  static std::vector<std::string> environment_with(const std::string& setting) {
+    const std::string name = setting.substr(0, setting.find('=') + 1);
+    std::vector<std::string> env{setting};
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (!std::string_view(*e).starts_with(name)) env.emplace_back(*e);
+    }
+    return env;
+  }
+
+  studentsvc::test::BackgroundServer server_;
 };
 
 /// Options for an HTTPS MockServer that trust `ca` (empty: the system store).
@@ -160,12 +138,13 @@ TEST_CASE("STUDENTSVC_CA_BUNDLE supplies the CA bundle", "[tls]") {
   const TestPki pki;
   MockServer server({}, pki.server_cert.string(), pki.server_key.string());
   const auto base = server.client_options();
-  ::setenv("STUDENTSVC_BASE_URL", base.base_url.c_str(), 1);
-  ::setenv("STUDENTSVC_API_KEY", std::string(base.auth.api_key.reveal()).c_str(), 1);
-  ::setenv("STUDENTSVC_SVC_API_KEY", std::string(base.auth.svc_api_key.reveal()).c_str(), 1);  // the mock's differs from the API key
-  ::setenv("STUDENTSVC_NETWORK_ID", base.auth.basic->network_id.c_str(), 1);
-  ::setenv("STUDENTSVC_PASSWORD", std::string(base.auth.basic->password.reveal()).c_str(), 1);
-  ::setenv("STUDENTSVC_CA_BUNDLE", pki.ca_cert.c_str(), 1);
+  studentsvc::test::EnvGuard env;
+  env.set("STUDENTSVC_BASE_URL", base.base_url);
+  env.set("STUDENTSVC_API_KEY", std::string(base.auth.api_key.reveal()));
+  env.set("STUDENTSVC_SVC_API_KEY", std::string(base.auth.svc_api_key.reveal()));  // the mock's differs from the API key
+  env.set("STUDENTSVC_NETWORK_ID", base.auth.basic->network_id);
+  env.set("STUDENTSVC_PASSWORD", std::string(base.auth.basic->password.reveal()));
+  env.set("STUDENTSVC_CA_BUNDLE", pki.ca_cert.string());
   auto options = studentsvc::ClientOptions::from_env();
   REQUIRE(options);
   CHECK(options->ca_bundle == pki.ca_cert.string());

@@ -17,7 +17,9 @@
 
 #include <studentsvc/studentsvc.hpp>
 
+#include "support/loopback.hpp"
 #include "support/raw_server.hpp"
+#include "support/wait.hpp"
 
 using namespace std::chrono_literals;
 using studentsvc::CurlTransport;
@@ -27,16 +29,12 @@ using studentsvc::HttpRequest;
 using studentsvc::HttpResponse;
 using studentsvc::Result;
 using studentsvc::test::RawServer;
+using studentsvc::test::plain_http;
+using studentsvc::test::eventually;
 
 namespace {
 
 const std::string may_or_may_not = "(the request may or may not have been processed)";
-
-CurlTransportOptions plain_http() {
-  CurlTransportOptions o;
-  o.allow_http = true;
-  return o;
-}
 
 HttpRequest get(const RawServer& server, std::string_view path) {
   HttpRequest r;
@@ -65,17 +63,6 @@ std::string outcome(const Result<HttpResponse>& r) {
 
 std::string student(std::string_view perm) {
   return R"({"perm":")" + std::string(perm) + R"(","firstName":"A","lastName":"B","suffix":"","email":"a@example.edu"})";
-}
-
-/// Waits up to 10 s for `done()`; the raw server's threads may lag on a loaded box.
-template <class Pred>
-bool eventually(Pred done) {
-  const auto until = std::chrono::steady_clock::now() + 10s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
 }
 
 enum class Extra { same_write, later_write, late_408 };

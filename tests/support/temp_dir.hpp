@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace studentsvc_test {
+namespace studentsvc::test {
 
 class TempDir {
  public:
@@ -46,4 +46,9 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+}  // namespace studentsvc::test
+
+// The name the tool tests still use (studentsvc::test is the one namespace of tests/support/).
+namespace studentsvc_test {
+using studentsvc::test::TempDir;
 }  // namespace studentsvc_test

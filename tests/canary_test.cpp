@@ -360,6 +360,27 @@ TEST_CASE("the studentsvc tool never prints a canary, --verbose included", "[can
     check_clean("studentsvc stderr", r.err);
   }
 
+  // doctor, each check and each failure it names (the echoing mock sends the secrets back in every answer).
+  const std::vector<std::vector<std::string>> doctor_cases = {
+      {"doctor", "--jwt", canary_jwt, "--perm", "1234567"},
+      {"doctor", "--json", "--jwt", canary_jwt, "--perm", "7654321", "--show-perms"},
+      {"--api-key", canary_wrong_key, "doctor", "--jwt", canary_jwt},
+      {"--password", canary_wrong_password, "doctor", "--json"},
+      {"--api-version", "9.9", "doctor", "--jwt", canary_jwt},
+      {"--proxy", "http://user:" + canary_password + "@127.0.0.1:9", "doctor"},
+  };
+  for (const auto& extra : doctor_cases) {
+    std::vector<std::string> args = connection;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_cli(args);
+    std::string shown;
+    for (const auto& a : extra) shown += a + " ";
+    INFO("studentsvc " << shown << "-> exit " << r.status << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK_FALSE(r.out.empty());
+    check_clean("studentsvc doctor stdout", r.out);
+    check_clean("studentsvc doctor stderr", r.err);
+  }
+
   // A server that is not there: a transport error, still clean.
   const std::string dead = server.base_url();
   server.stop();

@@ -172,27 +172,34 @@ STUDENTSVC_INLINE std::vector<Result<HttpResponse>> CurlTransport::send_all(std:
     std::size_t finished = 0;
   } batch;
   batch.out.resize(requests.size());
-  std::function<void()> launch = [&] {
-    std::size_t i = 0;
-    {
-      const std::lock_guard lock(batch.mutex);
-      if (batch.next == requests.size()) return;
-      i = batch.next++;
-    }
+  // Each finished request claims the next under the lock, so `batch` is in use
+  // only while some request is unfinished, and the caller cannot have returned.
+  std::function<void(std::size_t)> start = [&](std::size_t i) {
     send_async(requests[i], [&, i](Result<HttpResponse> r) {
+      std::optional<std::size_t> next;
       {
         const std::lock_guard lock(batch.mutex);
         batch.out[i] = std::move(r);
-        if (++batch.finished == requests.size()) {
+        ++batch.finished;
+        if (batch.next < requests.size()) {
+          next = batch.next++;
+        } else if (batch.finished == requests.size()) {
           batch.done.notify_one();  // under the lock: `batch` lives on the waiting caller's stack
-          return;
         }
       }
-      launch();
+      if (next) start(*next);
     }, StopToken{});
   };
   const std::size_t width = std::min(std::max<std::size_t>(max_concurrency, 1), requests.size());
-  for (std::size_t k = 0; k < width; ++k) launch();
+  for (std::size_t k = 0; k < width; ++k) {  // `width` claims here; each finished one claims one more
+    std::size_t i = 0;
+    {
+      const std::lock_guard lock(batch.mutex);
+      if (batch.next == requests.size()) break;
+      i = batch.next++;
+    }
+    start(i);
+  }
   std::unique_lock lock(batch.mutex);
   batch.done.wait(lock, [&] { return batch.finished == requests.size(); });
   return std::move(batch.out);

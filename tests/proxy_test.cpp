@@ -273,7 +273,9 @@ TEST_CASE("a batch over plain http:// keeps off the proxy too", "[proxy][e2e]") 
 }
 
 TEST_CASE("an https:// call shows a proxy only a CONNECT, never a credential", "[proxy][e2e]") {
-  const TestPki pki;
+  // One PKI for every run of the case (6 and 24 runs): each takes seconds of
+  // openssl on a loaded machine, which brought the case near its ctest timeout.
+  static const TestPki pki;
   MockServer target({}, pki.server_cert.string(), pki.server_key.string());
   REQUIRE(target.running());
   const std::string authority = "127.0.0.1:" + std::to_string(target.port());
@@ -421,7 +423,9 @@ TEST_CASE("a server certificate failure is not blamed on a proxy, even on a hand
 }
 
 TEST_CASE("a failure at the proxy names the proxy and never its user:password", "[proxy][e2e]") {
-  const TestPki pki;
+  // One PKI for every run of the case (6 and 24 runs): each takes seconds of
+  // openssl on a loaded machine, which brought the case near its ctest timeout.
+  static const TestPki pki;
   MockServer target({}, pki.server_cert.string(), pki.server_key.string());
   RecordingProxy refusing(ProxyReply::forbidden);
   RecordingProxy auth(ProxyReply::auth_required);

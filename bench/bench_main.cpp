@@ -15,6 +15,8 @@
 //                                                  fraction of the ideal, threads the engine added
 //   studentsvc_bench stream N DELAY_MS             (h) for_each_student over N perms from a lazy range:
 //                                                  peak RSS (run once per N: the peak is the process's)
+//   studentsvc_bench breaker N                     N get_student refused by an open circuit breaker:
+//                                                  µs per refused call (no network touched)
 
 #include <algorithm>
 #include <atomic>
@@ -559,6 +561,26 @@ int mode_stream(std::size_t n, std::size_t delay_ms) {
   return 0;
 }
 
+// A call refused by an open circuit breaker: what it costs the caller (the
+// request is built, the breaker asked, the circuit_open error mapped; nothing sent).
+int mode_breaker(std::size_t n) {
+  auto o = client_options("http://127.0.0.1:9");  // the discard port: the one real attempt is refused
+  o.retry = studentsvc::RetryPolicy::none();
+  o.circuit_breaker = studentsvc::CircuitBreakerOptions{1, std::chrono::hours{1}};
+  const studentsvc::Client client(o);
+  if (client.get_student(bench_perm)) die("the breaker bench needs a port that refuses connections");
+  std::size_t refused = 0;
+  const auto start = clock_type::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    auto r = client.get_student(bench_perm);
+    refused += !r && r.error().kind == studentsvc::ErrorKind::circuit_open ? 1 : 0;
+  }
+  const double t = std::chrono::duration<double>(clock_type::now() - start).count();
+  if (refused != n) die("calls were not refused by the open breaker");
+  bench("breaker_refused_call_us", t * 1e6 / static_cast<double>(n));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) die("usage: see the comment at the top of bench/bench_main.cpp");
@@ -576,6 +598,7 @@ int main(int argc, char** argv) {
   if (mode == "batch" && args.size() == 3) return mode_batch(to_size(argv[2]), to_size(argv[3]));
   if (mode == "memory" && args.size() == 3) return mode_memory(args[1], to_size(argv[3]));
   if (mode == "async" && args.size() == 4) return mode_async(to_size(argv[2]), to_size(argv[3]), to_size(argv[4]));
+  if (mode == "breaker" && args.size() == 2) return mode_breaker(to_size(argv[2]));
   if (mode == "stream" && args.size() == 3) return mode_stream(to_size(argv[2]), to_size(argv[3]));
   die("unknown mode or wrong arguments: " + mode);
 }

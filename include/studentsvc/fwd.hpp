@@ -51,6 +51,8 @@ struct AuthPolicy;
 
 // options.hpp
 struct RetryPolicy;
+struct CircuitBreakerOptions;
+struct HedgingOptions;
 struct ClientOptions;
 struct CallOptions;
 

@@ -18,6 +18,7 @@
 #include <studentsvc/client.hpp>
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/attempt_events.hpp>
+#include <studentsvc/detail/call/circuit_breaker.hpp>
 #include <studentsvc/detail/call/pipeline.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/default_transport.hpp>
@@ -60,7 +61,7 @@ struct ClientState {
   explicit ClientState(ClientOptions o)
       : options(std::move(o)),
         base(parse_base_url(options.base_url, options.allow_insecure_loopback)),
-        limits(validate_limits(options)),
+        limits(validate_limits(options) ? validate_resilience(options) : validate_limits(options)),
         transport(options.transport ? options.transport : make_default_transport(options)),
         jitter(options.retry.jitter_seed) {}
 
@@ -77,6 +78,9 @@ struct ClientState {
       options.rate_limit.requests_per_second > 0 || options.retry_budget
           ? std::make_shared<ClientThrottle>(options.rate_limit, options.retry_budget)
           : nullptr;
+  /// The circuit breaker shared by every copy and form; null when off.
+  std::unique_ptr<CircuitBreaker> breaker =
+      options.circuit_breaker ? std::make_unique<CircuitBreaker>(*options.circuit_breaker) : nullptr;
 
   /// The base URL, or why no call can be made.
   [[nodiscard]] Result<const BaseUrl*> ready() const {
@@ -169,6 +173,7 @@ struct ClientCall {
   c.request_id_headers = &raw->options.request_id_headers;
   c.jitter = &raw->jitter;
   c.throttle = raw->throttle.get();
+  c.breaker = raw->breaker.get();
   c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
   return c;
 }

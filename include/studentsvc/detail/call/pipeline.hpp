@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <studentsvc/detail/attempt_events.hpp>
+#include <studentsvc/detail/call/circuit_breaker.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/call_stop.hpp>
 #include <studentsvc/detail/rate_limit.hpp>
@@ -74,6 +75,7 @@ struct CallContext {
   JitterSource* jitter = nullptr;
   ClientThrottle* throttle = nullptr;           ///< The rate limit and retry budget; null: none.
   CallRegistry* registry = nullptr;             ///< Counts the call in and out; null: not counted.
+  CircuitBreaker* breaker = nullptr;            ///< The client's circuit breaker; null: none.
   /// Everything to scrub from text that came back for a request with these headers; null: nothing.
   std::function<std::vector<std::string>(const Headers&)> secrets;
 };
@@ -117,6 +119,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   ~Call() {
     // Only if a transport dropped a completion without calling it: count out anyway.
     if (!finished_ && context_.registry != nullptr) context_.registry->leave();
+    release_probe();
   }
 
  private:
@@ -171,6 +174,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
       return;
     }
+    if (context_.breaker != nullptr && !admitted_by_breaker()) return;
     if (context_.throttle != nullptr) {
       const Admission a = context_.throttle->admit(attempts() == 0 ? AttemptKind::first : AttemptKind::retry);
       if (!a.allowed && last_) {
@@ -184,6 +188,29 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       }
     }
     send_attempt();
+  }
+
+  // Circuit breaker: an open breaker ends the call at once (circuit_open,
+  // nothing sent); after its cool-down one attempt is let through as the probe.
+  [[nodiscard]] bool admitted_by_breaker() {
+    auto a = context_.breaker->admit();
+    if (a.event) report_circuit(*a.event, logger(), context_.sink);
+    if (!a.allowed) {
+      finish_outcome(std::unexpected(std::move(a.refusal)));
+      return false;
+    }
+    probe_ = a.probe;
+    return true;
+  }
+
+  // An admitted probe that never got an outcome: the next caller probes instead.
+  void release_probe() noexcept {
+    if (!probe_) return;
+    probe_ = false;
+    try {
+      context_.breaker->release_probe();
+    } catch (...) {  // a mutex that fails to lock: nothing better to do
+    }
   }
 
   // Runs `next` once `delay` has passed; a stop request meanwhile ends the
@@ -219,6 +246,11 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   // Classify: retry after a wait, try once more with fresh credentials, or finish.
   void on_outcome(Result<HttpResponse> outcome) {
     attempt_ended(events_, attempt_number_, reason_, outcome, context_.runtime.now() - attempt_start_);
+    if (context_.breaker != nullptr) {
+      const auto event = context_.breaker->record(breaker_verdict(outcome), probe_, outcome ? outcome->status : 0);
+      probe_ = false;
+      if (event) report_circuit(*event, logger(), context_.sink);
+    }
     if (context_.throttle != nullptr) pause_client_for(*context_.throttle, outcome, spec_.policy, context_.runtime.wall());
     reason_ = retry_reason_after(outcome);
     const auto decision = run_->record(outcome, *context_.jitter, context_.runtime.now(), context_.runtime.wall());
@@ -285,6 +317,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   void finish(Result<T> result) {
     if (finished_) return;
     finished_ = true;
+    release_probe();
     {
       const AsyncCompletionScope scope;
       try {
@@ -316,6 +349,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   std::optional<Result<HttpResponse>> last_;
   bool refreshed_ = false;
   bool finished_ = false;
+  bool probe_ = false;  ///< The attempt in flight is the circuit breaker's half-open probe.
 };
 
 /// @brief Runs a call on a blocking runtime and returns its result: every

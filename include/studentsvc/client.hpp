@@ -169,8 +169,8 @@ class Client {
     // One stop for the lookups: the caller's, or the batch's own when a callback throws.
     auto stop = std::make_shared<detail::CallStop>(options.stop, StopToken{});
     const auto start = [&](std::size_t, const auto& perm, auto done) {
-      get_student_async(std::string_view(perm), [done](Result<StudentExtended> r) mutable { done(std::move(r)); },
-                        options.call, stop->token());
+      batch_lookup_async(std::string_view(perm), [done](Result<StudentExtended> r) mutable { done(std::move(r)); },
+                         options.call, stop->token());
     };
     const auto deliver = [&](std::size_t index, const auto& perm, Result<StudentExtended> result) {
       on_result(index, std::string_view(perm), std::move(result));
@@ -194,6 +194,10 @@ class Client {
   [[nodiscard]] const std::shared_ptr<Transport>& transport() const noexcept;
 
  private:
+  // get_student_async for a batch: always shares a request with an identical lookup in flight.
+  void batch_lookup_async(std::string_view perm, Completion<StudentExtended> done, const CallOptions& call,
+                          StopToken stop) const;
+
   std::shared_ptr<detail::ClientState> state_;
   std::shared_ptr<detail::ClientCloser> closer_;
 };

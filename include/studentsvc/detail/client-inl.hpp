@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/call/circuit_breaker.hpp>
+#include <studentsvc/detail/call/coalescer.hpp>
 #include <studentsvc/detail/call/pipeline.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/default_transport.hpp>
@@ -81,6 +83,8 @@ struct ClientState {
   /// The circuit breaker shared by every copy and form; null when off.
   std::unique_ptr<CircuitBreaker> breaker =
       options.circuit_breaker ? std::make_unique<CircuitBreaker>(*options.circuit_breaker) : nullptr;
+  /// Identical lookups in flight (ClientOptions::coalesce_lookups, and a batch's own).
+  Coalescer coalescer;
 
   /// The base URL, or why no call can be made.
   [[nodiscard]] Result<const BaseUrl*> ready() const {
@@ -128,7 +132,7 @@ struct ClientCall {
 [[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
                                                                   std::string_view perm, const CallOptions& call) {
   return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
-           policy_for(state, call)},
+           policy_for(state, call), state.options.coalesce_lookups},
           [&state, &base, perm = std::string(perm), call] {
             return build_get_student(base, state.options, perm, call, ClientLimits::checked);
           },
@@ -139,7 +143,7 @@ struct ClientCall {
                                                                       std::string_view user_jwt,
                                                                       const CallOptions& call) {
   return {{std::string(operation_of(Endpoint::current_student)), Endpoint::current_student, false, true,
-           policy_for(state, call)},
+           policy_for(state, call), state.options.coalesce_lookups},
           [&state, &base, jwt = std::string(user_jwt), call] {
             return build_student_request(base, state.options, Endpoint::current_student,
                                          std::string(current_student_path), jwt, call, ClientLimits::checked);
@@ -163,10 +167,8 @@ struct ClientCall {
   CallContext c;
   ClientState* raw = state.get();
   c.runtime = CallRuntime{raw->transport.get(), &real_clock, !async};
-  if (async) {
-    c.owner = state;
-    c.registry = &raw->calls;
-  }
+  c.owner = state;  // blocking too: a shared request it starts may outlive the call
+  if (async) c.registry = &raw->calls;
   c.logger = &raw->options.logger;
   c.sink = raw->options.instrumentation.get();
   c.provider = raw->options.auth.provider.get();
@@ -174,6 +176,8 @@ struct ClientCall {
   c.jitter = &raw->jitter;
   c.throttle = raw->throttle.get();
   c.breaker = raw->breaker.get();
+  c.coalescer = &raw->coalescer;
+  c.flight_registry = &raw->calls;
   c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
   return c;
 }
@@ -232,9 +236,22 @@ STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view p
 
 STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
                                                                             const BatchOptions& batch) const {
-  // The streamed batch, collected in input order: one engine for every batch.
+  // The streamed batch over the distinct perms, each looked up once, then
+  // fanned out to every position in input order: one engine for every batch.
   std::vector<Result<StudentExtended>> results(perms.size());
   if (perms.empty()) return results;
+  std::vector<std::string_view> distinct;
+  std::vector<std::size_t> slot(perms.size());  // position -> index into distinct
+  {
+    std::unordered_map<std::string_view, std::size_t> seen;
+    seen.reserve(perms.size());
+    for (std::size_t i = 0; i < perms.size(); ++i) {
+      const auto [it, added] = seen.try_emplace(perms[i], distinct.size());
+      if (added) distinct.push_back(perms[i]);
+      slot[i] = it->second;
+    }
+  }
+  std::vector<Result<StudentExtended>> looked_up(distinct.size());
   StreamOptions stream;
   stream.max_concurrency = batch.max_concurrency;
   stream.fail_fast = batch.fail_fast;
@@ -242,14 +259,15 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
   stream.stop = batch.stop;
   const Logger& logger = state_->options.logger;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t failed = 0;
   const auto summary = for_each_student(
-      perms,
-      [&](std::size_t index, std::string_view, Result<StudentExtended> result) {
-        if (!result) ++failed;
-        results[index] = std::move(result);
-      },
+      distinct,
+      [&](std::size_t index, std::string_view, Result<StudentExtended> result) { looked_up[index] = std::move(result); },
       stream);
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < perms.size(); ++i) {
+    results[i] = looked_up[slot[i]];
+    if (!results[i]) ++failed;
+  }
   if (summary.stopped_by) {
     logger.log(LogLevel::warning, "get_students: stopped sending after " + to_string(*summary.stopped_by) + "; " +
                                       std::to_string(summary.not_sent) + " lookup(s) not sent");
@@ -279,6 +297,18 @@ STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completi
                                                   const CallOptions& call, StopToken stop) const {
   detail::start_client_call<StudentExtended>(
       state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); },
+      std::move(done), stop);
+}
+
+STUDENTSVC_INLINE void Client::batch_lookup_async(std::string_view perm, Completion<StudentExtended> done,
+                                                   const CallOptions& call, StopToken stop) const {
+  detail::start_client_call<StudentExtended>(
+      state_,
+      [&](const detail::BaseUrl& base) {
+        auto c = detail::get_student_call(*state_, base, perm, call);
+        c.spec.coalesce = true;
+        return c;
+      },
       std::move(done), stop);
 }
 

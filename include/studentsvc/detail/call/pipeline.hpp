@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,6 +20,7 @@
 
 #include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/call/circuit_breaker.hpp>
+#include <studentsvc/detail/call/coalescer.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/call_stop.hpp>
 #include <studentsvc/detail/rate_limit.hpp>
@@ -76,6 +78,9 @@ struct CallContext {
   ClientThrottle* throttle = nullptr;           ///< The rate limit and retry budget; null: none.
   CallRegistry* registry = nullptr;             ///< Counts the call in and out; null: not counted.
   CircuitBreaker* breaker = nullptr;            ///< The client's circuit breaker; null: none.
+  Coalescer* coalescer = nullptr;               ///< The client's lookups in flight; null: none shared.
+  /// Counts a shared request (a flight, always asynchronous) in and out; null: not counted.
+  CallRegistry* flight_registry = nullptr;
   /// Everything to scrub from text that came back for a request with these headers; null: nothing.
   std::function<std::vector<std::string>(const Headers&)> secrets;
 };
@@ -88,6 +93,7 @@ struct CallSpec {
   bool has_sub_path = false;
   bool idempotent = true;
   RetryPolicy policy;
+  bool coalesce = false;  ///< Shares one request with identical calls in flight (Coalescer).
 };
 
 /// @brief One call, from building its request to its completion. Owned by
@@ -147,9 +153,80 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       finish(std::unexpected(std::move(valid.error())));
       return;
     }
+    // A blocking call inside a completion must not wait for a shared request: it sends its own.
+    if (spec_.coalesce && context_.coalescer != nullptr && !(context_.runtime.blocking && in_async_completion)) {
+      join_flight(*built);
+      return;
+    }
     use_request(std::move(*built), spec_.policy, spec_.idempotent, RetryReason::none);
     attempt();
   }
+
+  // Coalesce: wait for the identical request in flight (starting it when
+  // there is none) instead of sending one. The shared request is a call of
+  // its own on the asynchronous runtime with its own stop: a waiter that
+  // stops waiting cancels it only when it was the last one.
+  void join_flight(const HttpRequest& request) {
+    key_ = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
+    auto self = this->shared_from_this();
+    std::shared_ptr<std::promise<void>> delivered;
+    std::future<void> blocking_wait;
+    if (context_.runtime.blocking) {
+      delivered = std::make_shared<std::promise<void>>();
+      blocking_wait = delivered->get_future();
+    }
+    auto joined = context_.coalescer->join<T>(key_, [self, delivered](Result<T> result, int n) {
+      self->attempts_before_ = n;
+      self->finish(std::move(result));
+      if (delivered) delivered->set_value();
+    });
+    flight_ = joined.flight;
+    flight_id_ = joined.id;
+    if (!joined.leader && logger().enabled(LogLevel::debug)) {
+      logger().log(LogLevel::debug, spec_.name + ": sharing the identical request in flight");
+    }
+    if (joined.leader) {
+      CallContext shared = context_;
+      shared.runtime.blocking = false;
+      shared.registry = context_.flight_registry;
+      shared.coalescer = nullptr;
+      CallSpec spec = spec_;
+      spec.coalesce = false;
+      Coalescer* coalescer = context_.coalescer;
+      Call<T>::start(
+          std::move(shared), std::move(spec), build_, map_,
+          [coalescer, key = key_, flight = joined.flight](Result<T> result, int n) {
+            coalescer->complete<T>(key, flight, std::move(result), n);
+          },
+          joined.flight->token());
+    }
+#if STUDENTSVC_HAS_STOP_TOKEN
+    if (!context_.runtime.blocking) on_stop_.emplace(stop_.token(), StopWaiting{self});
+#endif
+    if (blocking_wait.valid()) blocking_wait.wait();
+  }
+
+#if STUDENTSVC_HAS_STOP_TOKEN
+  // A waiter's stop: it leaves the flight and completes as cancelled, on the event thread.
+  struct StopWaiting {
+    std::weak_ptr<Call> weak;
+    void operator()() const noexcept {
+      auto call = weak.lock();
+      if (!call) return;
+      try {
+        if (!call->context_.coalescer->template leave<T>(call->key_, call->flight_, call->flight_id_)) return;
+        call->context_.runtime.after(
+            std::chrono::milliseconds{0},
+            [call](bool) {
+              call->finish_outcome(
+                  std::unexpected(cancelled_error("cancelled (stop requested) while waiting for a shared lookup")));
+            },
+            StopToken{});
+      } catch (...) {  // out of memory: the flight still delivers to this waiter
+      }
+    }
+  };
+#endif
 
   // A request to run attempts of, under `policy`: the first, or the one rebuilt after a 401.
   void use_request(HttpRequest request, const RetryPolicy& policy, bool idempotent, RetryReason first_reason) {
@@ -350,6 +427,12 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   bool refreshed_ = false;
   bool finished_ = false;
   bool probe_ = false;  ///< The attempt in flight is the circuit breaker's half-open probe.
+  std::string key_;     ///< Coalesced: the shared request's key (never printed).
+  std::shared_ptr<Coalescer::Flight<T>> flight_;
+  std::uint64_t flight_id_ = 0;
+#if STUDENTSVC_HAS_STOP_TOKEN
+  std::optional<std::stop_callback<StopWaiting>> on_stop_;  // last: goes first, while the rest is intact
+#endif
 };
 
 /// @brief Runs a call on a blocking runtime and returns its result: every

@@ -58,12 +58,18 @@ namespace detail {
   return out;
 }
 
+/// The options' timeouts, header cap, retry policy, breaker and hedging, checked once.
+[[nodiscard]] inline Result<void> check_client_options(const ClientOptions& options) {
+  if (auto limits = validate_limits(options); !limits) return limits;
+  return validate_resilience(options);
+}
+
 /// What a Client shares between its copies: its options, checked once here.
 struct ClientState {
   explicit ClientState(ClientOptions o)
       : options(std::move(o)),
         base(parse_base_url(options.base_url, options.allow_insecure_loopback)),
-        limits(validate_limits(options) ? validate_resilience(options) : validate_limits(options)),
+        limits(check_client_options(options)),
         transport(options.transport ? options.transport : make_default_transport(options)),
         jitter(options.retry.jitter_seed) {}
 
@@ -132,7 +138,7 @@ struct ClientCall {
 [[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
                                                                   std::string_view perm, const CallOptions& call) {
   return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
-           policy_for(state, call), state.options.coalesce_lookups},
+           policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
           [&state, &base, perm = std::string(perm), call] {
             return build_get_student(base, state.options, perm, call, ClientLimits::checked);
           },
@@ -143,7 +149,7 @@ struct ClientCall {
                                                                       std::string_view user_jwt,
                                                                       const CallOptions& call) {
   return {{std::string(operation_of(Endpoint::current_student)), Endpoint::current_student, false, true,
-           policy_for(state, call), state.options.coalesce_lookups},
+           policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
           [&state, &base, jwt = std::string(user_jwt), call] {
             return build_student_request(base, state.options, Endpoint::current_student,
                                          std::string(current_student_path), jwt, call, ClientLimits::checked);
@@ -178,6 +184,7 @@ struct ClientCall {
   c.breaker = raw->breaker.get();
   c.coalescer = &raw->coalescer;
   c.flight_registry = &raw->calls;
+  if (raw->options.hedging) c.hedge_delay = raw->options.hedging->delay;
   c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
   return c;
 }
@@ -188,6 +195,16 @@ template <class T, class MakeCall>
   auto base = state->ready();
   if (!base) return std::unexpected(std::move(base.error()));
   ClientCall<T> c = make_call(**base);
+  if (c.spec.hedge && !in_async_completion) {
+    // A hedge needs two transfers at once: run on the asynchronous runtime and
+    // wait here (never inside a completion, which must not wait: no hedge there).
+    auto promise = std::make_shared<std::promise<Result<T>>>();
+    auto result = promise->get_future();
+    Call<T>::start(
+        call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
+        [promise](Result<T> r, int) { promise->set_value(std::move(r)); }, StopToken{});
+    return result.get();
+  }
   return run_blocking<T>(call_context(state, false), std::move(c.spec), std::move(c.build), std::move(c.map));
 }
 

@@ -21,6 +21,7 @@
 #include <studentsvc/detail/attempt_events.hpp>
 #include <studentsvc/detail/call/circuit_breaker.hpp>
 #include <studentsvc/detail/call/coalescer.hpp>
+#include <studentsvc/detail/call/hedge.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/call_stop.hpp>
 #include <studentsvc/detail/rate_limit.hpp>
@@ -81,6 +82,8 @@ struct CallContext {
   Coalescer* coalescer = nullptr;               ///< The client's lookups in flight; null: none shared.
   /// Counts a shared request (a flight, always asynchronous) in and out; null: not counted.
   CallRegistry* flight_registry = nullptr;
+  /// ClientOptions::hedging's delay; zero: no hedge.
+  std::chrono::milliseconds hedge_delay{0};
   /// Everything to scrub from text that came back for a request with these headers; null: nothing.
   std::function<std::vector<std::string>(const Headers&)> secrets;
 };
@@ -94,6 +97,7 @@ struct CallSpec {
   bool idempotent = true;
   RetryPolicy policy;
   bool coalesce = false;  ///< Shares one request with identical calls in flight (Coalescer).
+  bool hedge = false;     ///< An idempotent lookup: may send a second copy of a slow attempt (HedgeRace).
 };
 
 /// @brief One call, from building its request to its completion. Owned by
@@ -315,9 +319,76 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     attempt_started(events_, attempt_number_, reason_);
     attempt_start_ = context_.runtime.now();
     auto self = this->shared_from_this();
+    if (hedging()) {
+      send_hedged(std::move(sending));
+      return;
+    }
     context_.runtime.send(
         std::move(sending), [self](Result<HttpResponse> outcome) { self->on_outcome(std::move(outcome)); },
         stop_.token());
+  }
+
+  // Hedge: only an idempotent lookup on the asynchronous runtime (two
+  // transfers at once), and never the circuit breaker's probe.
+  [[nodiscard]] bool hedging() const noexcept {
+    return spec_.hedge && spec_.idempotent && !context_.runtime.blocking && !probe_ &&
+           context_.hedge_delay > std::chrono::milliseconds{0};
+  }
+
+  // Sends the attempt; if no answer came after the hedge delay, a second
+  // copy. The first answer wins and goes on to classify; the other is stopped.
+  void send_hedged(HttpRequest sending) {
+    auto self = this->shared_from_this();
+    auto race = std::make_shared<HedgeRace>(stop_.token());
+    send_copy(race, 0, sending);
+    if (race->decided()) return;  // answered at once (a transport that sends inline)
+    context_.runtime.after(
+        context_.hedge_delay,
+        [self, race, sending = std::move(sending)](bool elapsed) mutable {
+          if (elapsed) self->hedge(race, std::move(sending));
+        },
+        race->token(2));
+  }
+
+  void send_copy(const std::shared_ptr<HedgeRace>& race, std::size_t i, HttpRequest request) {
+    auto self = this->shared_from_this();
+    context_.runtime.send(
+        std::move(request),
+        [self, race, i](Result<HttpResponse> outcome) {
+          if (race->win(i)) self->on_outcome(std::move(outcome));
+        },
+        race->token(i));
+  }
+
+  // The hedge itself: not while the breaker is anything but closed, and only
+  // with a token from the retry budget (refused: no hedge).
+  void hedge(const std::shared_ptr<HedgeRace>& race, HttpRequest request) {
+    if (race->decided()) return;
+    if (context_.breaker != nullptr && context_.breaker->state() != CircuitState::closed) return;
+    std::chrono::milliseconds wait{0};
+    if (context_.throttle != nullptr) {
+      const Admission a = context_.throttle->admit(AttemptKind::retry);
+      if (!a.allowed) {
+        logger().log(LogLevel::debug, spec_.name + ": hedge not sent: the client's retry budget is spent");
+        return;
+      }
+      wait = a.wait;
+    }
+    auto self = this->shared_from_this();
+    auto go = [self, race, request = std::move(request)](bool elapsed) mutable {
+      if (!elapsed || !race->add_hedge(self->stop_.token())) return;
+      if (self->logger().enabled(LogLevel::debug)) {
+        self->logger().log(LogLevel::debug, self->spec_.name + ": no answer after " +
+                                                std::to_string(self->context_.hedge_delay.count()) +
+                                                " ms, sending a second copy (hedge)");
+      }
+      self->send_copy(race, 1, std::move(request));
+    };
+    if (wait > std::chrono::milliseconds{0}) {
+      context_.runtime.after(wait, go, race->token(2));
+    } else {
+      go(true);
+    }
   }
 
   // Classify: retry after a wait, try once more with fresh credentials, or finish.

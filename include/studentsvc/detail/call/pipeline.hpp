@@ -337,25 +337,26 @@ class Call : public std::enable_shared_from_this<Call<T>> {
 
   // Sends the attempt; if no answer came after the hedge delay, a second
   // copy. The first answer wins and goes on to classify; the other is stopped.
+  // The race holds the call until an answer is in; the copies and the timer only the race.
   void send_hedged(HttpRequest sending) {
-    auto self = this->shared_from_this();
-    auto race = std::make_shared<HedgeRace>(stop_.token());
+    std::weak_ptr<Call> weak = this->shared_from_this();
+    auto race = std::make_shared<HedgeRace>(this->shared_from_this(), stop_.token());
     send_copy(race, 0, sending);
     if (race->decided()) return;  // answered at once (a transport that sends inline)
     context_.runtime.after(
         context_.hedge_delay,
-        [self, race, sending = std::move(sending)](bool elapsed) mutable {
-          if (elapsed) self->hedge(race, std::move(sending));
+        [weak, race, sending = std::move(sending)](bool elapsed) mutable {
+          auto self = weak.lock();
+          if (elapsed && self) self->hedge(race, std::move(sending));
         },
         race->token(2));
   }
 
   void send_copy(const std::shared_ptr<HedgeRace>& race, std::size_t i, HttpRequest request) {
-    auto self = this->shared_from_this();
     context_.runtime.send(
         std::move(request),
-        [self, race, i](Result<HttpResponse> outcome) {
-          if (race->win(i)) self->on_outcome(std::move(outcome));
+        [race, i](Result<HttpResponse> outcome) {
+          if (auto owner = race->win(i)) static_cast<Call*>(owner.get())->on_outcome(std::move(outcome));
         },
         race->token(i));
   }
@@ -374,9 +375,10 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       }
       wait = a.wait;
     }
-    auto self = this->shared_from_this();
-    auto go = [self, race, request = std::move(request)](bool elapsed) mutable {
-      if (!elapsed || !race->add_hedge(self->stop_.token())) return;
+    std::weak_ptr<Call> weak = this->shared_from_this();
+    auto go = [weak, race, request = std::move(request)](bool elapsed) mutable {
+      auto self = weak.lock();
+      if (!elapsed || !self || !race->add_hedge(self->stop_.token())) return;
       if (self->logger().enabled(LogLevel::debug)) {
         self->logger().log(LogLevel::debug, self->spec_.name + ": no answer after " +
                                                 std::to_string(self->context_.hedge_delay.count()) +

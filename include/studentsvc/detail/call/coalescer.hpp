@@ -5,11 +5,13 @@
 /// (ClientOptions::coalesce_lookups, and always within a batch).
 /// @sa docs/pipeline.md
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>

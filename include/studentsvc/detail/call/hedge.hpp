@@ -5,6 +5,7 @@
 /// @sa docs/pipeline.md, HedgingOptions
 
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <utility>

@@ -79,8 +79,9 @@ class Client {
 
   /// @brief Many get_student lookups at once: result `i` belongs to `perms[i]`.
   ///
-  /// for_each_student() over `perms`, collected in input order. Each perm is
-  /// its own lookup, retried on its own per the call's RetryPolicy. An invalid
+  /// for_each_student() over the distinct perms, collected in input order: a
+  /// perm given twice is looked up once and both positions get its result.
+  /// Each lookup is retried on its own per the call's RetryPolicy. An invalid
   /// perm fails alone with invalid_argument and is never sent; a failed lookup
   /// never fails the others, except that with `batch.fail_fast` (the default)
   /// an error every further lookup would repeat (401, TLS, DNS) stops the

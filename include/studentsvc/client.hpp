@@ -154,6 +154,9 @@ class Client {
   /// and `options.on_progress` run on the calling thread, one at a time, in
   /// completion order (not input order: use `index`), so they may block and
   /// need no locking. An invalid perm fails alone with invalid_argument.
+  /// A perm whose identical lookup is already in flight shares it (one
+  /// request, a result for each); repeated after that lookup ended, it is
+  /// looked up again.
   /// With `options.fail_fast` (the default), a 401, a TLS or certificate error
   /// or a host that does not resolve stops the sending; the perms not sent
   /// complete as `cancelled`, naming that error (BatchSummary::stopped_by).

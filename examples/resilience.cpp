@@ -12,9 +12,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool breaker_example(const studentsvc::testing::MockServer& server) {
-  auto options = server.client_options();
-  options.base_url = "http://127.0.0.1:9";  // nothing listens there: every attempt fails
+bool breaker_example() {
+  studentsvc::testing::MockServer gone;  // a mock that stops at once: every attempt to its port fails
+  auto options = gone.client_options();
+  gone.stop();
   options.retry = studentsvc::RetryPolicy::none();
   // [breaker]
   options.circuit_breaker = studentsvc::CircuitBreakerOptions{.failure_threshold = 3, .cool_down = 30s};
@@ -61,7 +62,7 @@ bool hedging_example(const studentsvc::testing::MockServer& server) {
 
 int main() {
   const studentsvc::testing::MockServer server;
-  const bool ok = breaker_example(server) && coalesce_example(server) && hedging_example(server);
+  const bool ok = breaker_example() && coalesce_example(server) && hedging_example(server);
   std::cout << (ok ? "resilience example: ok\n" : "resilience example: FAILED\n");
   return ok ? 0 : 1;
 }

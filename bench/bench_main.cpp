@@ -15,6 +15,10 @@
 //                                                  fraction of the ideal, threads the engine added
 //   studentsvc_bench stream N DELAY_MS             (h) for_each_student over N perms from a lazy range:
 //                                                  peak RSS (run once per N: the peak is the process's)
+//   studentsvc_bench breaker N                     N get_student refused by an open circuit breaker:
+//                                                  µs per refused call (no network touched)
+//   studentsvc_bench hedge N                       N lookups, 64 in flight, 5 % of answers delayed by 1 s:
+//                                                  p50/p99 latency with hedging off, then after 50 ms
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +29,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
+#include <random>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -568,6 +575,87 @@ int mode_stream(std::size_t n, std::size_t delay_ms) {
   return 0;
 }
 
+// A call refused by an open circuit breaker: what it costs the caller (the
+// request is built, the breaker asked, the circuit_open error mapped; nothing sent).
+int mode_breaker(std::size_t n) {
+  auto o = client_options("http://127.0.0.1:9");  // the discard port: the one real attempt is refused
+  o.retry = studentsvc::RetryPolicy::none();
+  o.circuit_breaker = studentsvc::CircuitBreakerOptions{1, std::chrono::hours{1}};
+  const studentsvc::Client client(o);
+  if (client.get_student(bench_perm)) die("the breaker bench needs a port that refuses connections");
+  std::size_t refused = 0;
+  const auto start = clock_type::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    auto r = client.get_student(bench_perm);
+    refused += !r && r.error().kind == studentsvc::ErrorKind::circuit_open ? 1 : 0;
+  }
+  const double t = std::chrono::duration<double>(clock_type::now() - start).count();
+  if (refused != n) die("calls were not refused by the open breaker");
+  bench("breaker_refused_call_us", t * 1e6 / static_cast<double>(n));
+  return 0;
+}
+
+// Hedged lookups: N get_student_async, at most 64 in flight, against a
+// server that delays 5 % of its answers (a fixed pseudo-random choice) by
+// 1 s and answers the rest after 2 ms; the same run without hedging first.
+int mode_hedge(std::size_t n) {
+  struct Run {
+    double p50_ms;
+    double p99_ms;
+    std::uint64_t requests;
+  };
+  auto run = [n](bool hedging) -> Run {
+    studentsvc_bench::DelayServer server{std::string(student_body), std::chrono::milliseconds{2}};
+    std::mt19937_64 rng(42);
+    server.set_delays([rng](std::uint64_t) mutable {
+      return rng() % 100 < 5 ? std::chrono::milliseconds{1000} : std::chrono::milliseconds{2};
+    });
+    if (!server.start()) die("could not start the delay server");
+    auto o = client_options(server.base_url());
+    o.retry = studentsvc::RetryPolicy::none();
+    if (hedging) o.hedging = studentsvc::HedgingOptions{std::chrono::milliseconds{50}};
+    const studentsvc::Client client(o);
+    std::vector<double> latency(n, 0.0);
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::size_t in_flight = 0;
+    std::size_t done = 0;
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      {
+        std::unique_lock lock(mutex);
+        cv.wait(lock, [&] { return in_flight < 64; });
+        ++in_flight;
+      }
+      const auto t0 = clock_type::now();
+      client.get_student_async(bench_perm, [&, i, t0](studentsvc::Result<studentsvc::StudentExtended> r) {
+        const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+        const std::lock_guard lock(mutex);
+        latency[i] = ms;
+        failed += r ? 0 : 1;
+        --in_flight;
+        ++done;
+        cv.notify_all();
+      });
+    }
+    std::unique_lock lock(mutex);
+    cv.wait(lock, [&] { return done == n; });
+    if (failed != 0) die("hedge bench: " + std::to_string(failed) + " lookups failed");
+    std::sort(latency.begin(), latency.end());
+    const auto at = [&](double q) { return latency[std::min(n - 1, static_cast<std::size_t>(q * static_cast<double>(n)))]; };
+    return Run{at(0.50), at(0.99), server.requests()};
+  };
+  const Run off = run(false);
+  const Run on = run(true);
+  bench("hedge_off_p50_ms", off.p50_ms);
+  bench("hedge_off_p99_ms", off.p99_ms);
+  bench("hedge_off_requests", static_cast<double>(off.requests));
+  bench("hedge_on_p50_ms", on.p50_ms);
+  bench("hedge_on_p99_ms", on.p99_ms);
+  bench("hedge_on_requests", static_cast<double>(on.requests));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) die("usage: see the comment at the top of bench/bench_main.cpp");
@@ -585,6 +673,8 @@ int main(int argc, char** argv) {
   if (mode == "batch" && args.size() == 3) return mode_batch(to_size(argv[2]), to_size(argv[3]));
   if (mode == "memory" && args.size() == 3) return mode_memory(args[1], to_size(argv[3]));
   if (mode == "async" && args.size() == 4) return mode_async(to_size(argv[2]), to_size(argv[3]), to_size(argv[4]));
+  if (mode == "hedge" && args.size() == 2) return mode_hedge(to_size(argv[2]));
+  if (mode == "breaker" && args.size() == 2) return mode_breaker(to_size(argv[2]));
   if (mode == "stream" && args.size() == 3) return mode_stream(to_size(argv[2]), to_size(argv[3]));
   die("unknown mode or wrong arguments: " + mode);
 }

@@ -39,6 +39,11 @@ class DelayServer {
                 std::to_string(body.size()) + "\r\n\r\n" + body;
   }
   ~DelayServer() { stop(); }
+  /// Per-request delays: request n (0, 1, ...) waits `delay_of(n)` instead of
+  /// the fixed delay. Set before start(); called on the server's thread.
+  void set_delays(std::function<std::chrono::milliseconds(std::uint64_t)> delay_of) { delay_of_ = std::move(delay_of); }
+  /// Requests answered or waiting so far.
+  [[nodiscard]] std::uint64_t requests() const noexcept { return requests_.load(); }
   DelayServer(const DelayServer&) = delete;
   DelayServer& operator=(const DelayServer&) = delete;
 
@@ -121,7 +126,8 @@ class DelayServer {
         // Every complete request head (GET, no body) gets an answer after the delay.
         for (std::size_t end = in.find("\r\n\r\n"); end != std::string::npos; end = in.find("\r\n\r\n")) {
           in.erase(0, end + 4);
-          due_.push(Due{clock::now() + delay_, fd, it->second.generation});
+          const std::uint64_t number = requests_.fetch_add(1);
+          due_.push(Due{clock::now() + (delay_of_ ? delay_of_(number) : delay_), fd, it->second.generation});
           ++waiting;
           std::size_t seen = max_in_flight_.load();
           if (waiting > seen) max_in_flight_ = waiting;
@@ -181,6 +187,8 @@ class DelayServer {
   }
 
   std::chrono::milliseconds delay_;
+  std::function<std::chrono::milliseconds(std::uint64_t)> delay_of_;
+  std::atomic<std::uint64_t> requests_{0};
   std::string response_;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;

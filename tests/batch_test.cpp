@@ -22,6 +22,8 @@
 #include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/many_students.hpp"
+
 #include "support/fast_retry.hpp"
 #include "support/raw_server.hpp"
 
@@ -176,12 +178,10 @@ TEST_CASE("a batch's errors never carry the request's credentials") {
 TEST_CASE("the server never sees more requests in flight than max_concurrency") {
   MockServerOptions options;
   options.latency = std::chrono::milliseconds{15};
+  const std::vector<std::string> perms = studentsvc::test::add_students(options, 48);
   MockServer server(options);
   REQUIRE(server.running());
   const Client client(server.client_options());
-
-  std::vector<std::string> perms;
-  for (int i = 0; i < 48; ++i) perms.push_back(known[static_cast<std::size_t>(i) % known.size()]);
 
   for (const std::size_t bound : {std::size_t{1}, std::size_t{3}, std::size_t{8}}) {
     server.clear_requests();
@@ -210,7 +210,8 @@ TEST_CASE("a batch that drains to one slow lookup keeps its idle connections for
   // next batch would open new ones (CI saw 9 and 10 connections for a bound of 8).
   MockServerOptions options;
   options.keep_alive_timeout = std::chrono::seconds{30};  // the server closes none while the test runs
-  const std::string slow = known[0];
+  const std::vector<std::string> perms = studentsvc::test::add_students(options, 8);
+  const std::string slow = perms[0];
   auto first_batch = std::make_shared<std::atomic<bool>>(true);
   options.intercept = [slow, first_batch](const httplib::Request& req, httplib::Response&) {
     if (first_batch->load() && req.path.ends_with("/" + slow)) std::this_thread::sleep_for(std::chrono::milliseconds{300});
@@ -219,9 +220,6 @@ TEST_CASE("a batch that drains to one slow lookup keeps its idle connections for
   MockServer server(options);
   REQUIRE(server.running());
   const Client client(server.client_options());
-
-  std::vector<std::string> perms;
-  for (int i = 0; i < 8; ++i) perms.push_back(known[static_cast<std::size_t>(i) % known.size()]);
   BatchOptions batch;
   batch.max_concurrency = 8;
   for (const auto& r : client.get_students(perms, batch)) CHECK(r.has_value());
@@ -236,11 +234,10 @@ TEST_CASE("a batch really overlaps its lookups, and max_concurrency 1 does not")
   // latency per answer, the server sees lookups of one batch in flight together.
   MockServerOptions options;
   options.latency = std::chrono::milliseconds{20};
+  const std::vector<std::string> perms = studentsvc::test::add_students(options, 32);
   MockServer server(options);
   REQUIRE(server.running());
   const Client client(server.client_options());
-  std::vector<std::string> perms;
-  for (int i = 0; i < 32; ++i) perms.push_back(known[static_cast<std::size_t>(i) % known.size()]);
 
   auto run = [&](std::size_t concurrency) {
     server.clear_requests();

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -206,7 +207,7 @@ void exercise(const studentsvc::ClientOptions& base, Run& run) {
 
 TEST_CASE("canaries never reach a log line or an ApiError; student values never reach a log line",
           "[canary]") {
-  std::vector<Run> runs(4);
+  std::vector<Run> runs(5);
 
   SECTION("an honest server, and the faults around it") {
     {
@@ -265,6 +266,35 @@ TEST_CASE("canaries never reach a log line or an ApiError; student values never 
       }
     }
     CHECK(saw_excerpt);
+  }
+
+  SECTION("issue 20: hedges, coalesced failures and circuit breaker messages against the echoing server") {
+    MockServerOptions mo = echoing_mock();
+    mo.latency = 60ms;  // slower than the hedge delay: every lookup is hedged
+    MockServer server(mo);
+    auto options = server.client_options();
+    options.hedging = studentsvc::HedgingOptions{10ms};
+    options.coalesce_lookups = true;
+    Run& run = runs[4];
+    options.logger = run.logs.logger();
+    {
+      const studentsvc::Client client(options);
+      studentsvc::CallOptions with_jwt;
+      with_jwt.user_jwt = canary_jwt;
+      std::vector<std::future<studentsvc::Result<studentsvc::StudentExtended>>> shared;
+      for (int i = 0; i < 4; ++i) {
+        shared.push_back(client.current_student_async(canary_jwt));            // 503 echoing the JWT, shared
+        shared.push_back(client.get_student_async("1234567", with_jwt));       // 401 echoing every credential
+      }
+      for (auto& f : shared) run.keep(f.get());
+    }
+    auto breaker = options;
+    breaker.circuit_breaker = studentsvc::CircuitBreakerOptions{2, 60s};
+    exercise(breaker, run);
+    bool refused = false;
+    for (const auto& e : run.errors) refused = refused || e.kind == ErrorKind::circuit_open;
+    CHECK(refused);
+    CHECK(run.successes == 0);
   }
 
   const auto students = student_values();

@@ -23,6 +23,7 @@
 
 #include "support/fast_retry.hpp"
 #include "support/log_capture.hpp"
+#include "support/many_students.hpp"
 #include "support/scripted_server.hpp"
 #include "support/wait.hpp"
 
@@ -83,14 +84,15 @@ class StartTimes : public studentsvc::Instrumentation {
 }  // namespace
 
 TEST_CASE("a rate limit spaces a batch's requests, however many are in flight", "[rate_limit][e2e]") {
-  ScriptedServer server(Script{});
+  studentsvc::testing::MockServerOptions mock;
+  const auto perms = studentsvc::test::add_students(mock, 24);  // distinct: a batch looks each up once
+  ScriptedServer server(Script{}, mock);
   auto options = server.options();
   options.rate_limit.requests_per_second = 40;
   options.rate_limit.burst = 3;
   const auto starts = std::make_shared<StartTimes>();
   options.instrumentation = starts;
   const Client client(options);
-  const std::vector<std::string> perms(24, "1234567");
   studentsvc::BatchOptions batch;
   batch.max_concurrency = 8;
   const auto start = std::chrono::steady_clock::now();
@@ -107,7 +109,9 @@ TEST_CASE("a rate limit spaces a batch's requests, however many are in flight", 
 }
 
 TEST_CASE("one rate limit is shared by the client's threads, copies, async calls and batches", "[rate_limit][e2e]") {
-  ScriptedServer server(Script{});
+  studentsvc::testing::MockServerOptions mock;
+  const auto perms = studentsvc::test::add_students(mock, 10);  // distinct: a batch looks each up once
+  ScriptedServer server(Script{}, mock);
   auto options = server.options();
   options.rate_limit.requests_per_second = 50;
   options.rate_limit.burst = 2;
@@ -121,7 +125,6 @@ TEST_CASE("one rate limit is shared by the client's threads, copies, async calls
   std::thread blocking([&] {
     for (int i = 0; i < 10; ++i) blocking_ok += copy.get_student("2345678").has_value() ? 1 : 0;
   });
-  const std::vector<std::string> perms(10, "3456789");
   for (const auto& r : copy.get_students(perms)) REQUIRE(r.has_value());
   blocking.join();
   CHECK(blocking_ok == 10);

@@ -33,7 +33,8 @@ static_assert(complete<studentsvc::ApiError> && complete<studentsvc::StudentMini
               complete<studentsvc::RetryPolicy> && complete<studentsvc::ClientOptions> &&
               complete<studentsvc::CallOptions> && complete<studentsvc::ConversationRequest> &&
               complete<studentsvc::RawResponse> && complete<studentsvc::BatchOptions> &&
-              complete<studentsvc::Client> && complete<studentsvc::ClientCertificate>);
+              complete<studentsvc::Client> && complete<studentsvc::ClientCertificate> &&
+              complete<studentsvc::CircuitBreakerOptions> && complete<studentsvc::HedgingOptions>);
 #if STUDENTSVC_WITH_CURL
 static_assert(complete<studentsvc::CurlTransportOptions> && complete<studentsvc::CurlTransport>);
 static_assert(std::is_base_of_v<studentsvc::Transport, studentsvc::CurlTransport>);

@@ -79,8 +79,9 @@ class Client {
 
   /// @brief Many get_student lookups at once: result `i` belongs to `perms[i]`.
   ///
-  /// for_each_student() over `perms`, collected in input order. Each perm is
-  /// its own lookup, retried on its own per the call's RetryPolicy. An invalid
+  /// for_each_student() over the distinct perms, collected in input order: a
+  /// perm given twice is looked up once and both positions get its result.
+  /// Each lookup is retried on its own per the call's RetryPolicy. An invalid
   /// perm fails alone with invalid_argument and is never sent; a failed lookup
   /// never fails the others, except that with `batch.fail_fast` (the default)
   /// an error every further lookup would repeat (401, TLS, DNS) stops the
@@ -153,6 +154,9 @@ class Client {
   /// and `options.on_progress` run on the calling thread, one at a time, in
   /// completion order (not input order: use `index`), so they may block and
   /// need no locking. An invalid perm fails alone with invalid_argument.
+  /// A perm whose identical lookup is already in flight shares it (one
+  /// request, a result for each); repeated after that lookup ended, it is
+  /// looked up again.
   /// With `options.fail_fast` (the default), a 401, a TLS or certificate error
   /// or a host that does not resolve stops the sending; the perms not sent
   /// complete as `cancelled`, naming that error (BatchSummary::stopped_by).
@@ -169,8 +173,8 @@ class Client {
     // One stop for the lookups: the caller's, or the batch's own when a callback throws.
     auto stop = std::make_shared<detail::CallStop>(options.stop, StopToken{});
     const auto start = [&](std::size_t, const auto& perm, auto done) {
-      get_student_async(std::string_view(perm), [done](Result<StudentExtended> r) mutable { done(std::move(r)); },
-                        options.call, stop->token());
+      batch_lookup_async(std::string_view(perm), [done](Result<StudentExtended> r) mutable { done(std::move(r)); },
+                         options.call, stop->token());
     };
     const auto deliver = [&](std::size_t index, const auto& perm, Result<StudentExtended> result) {
       on_result(index, std::string_view(perm), std::move(result));
@@ -194,6 +198,10 @@ class Client {
   [[nodiscard]] const std::shared_ptr<Transport>& transport() const noexcept;
 
  private:
+  // get_student_async for a batch: always shares a request with an identical lookup in flight.
+  void batch_lookup_async(std::string_view perm, Completion<StudentExtended> done, const CallOptions& call,
+                          StopToken stop) const;
+
   std::shared_ptr<detail::ClientState> state_;
   std::shared_ptr<detail::ClientCloser> closer_;
 };

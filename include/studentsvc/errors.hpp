@@ -29,6 +29,11 @@ enum class ErrorKind {
   /// was stopped, its client or transport was destroyed, or a batch stopped
   /// early (fail-fast) and `message` names the error that stopped it.
   cancelled,
+  /// Refused at once, without touching the network, because the client's
+  /// circuit breaker is open (ClientOptions::circuit_breaker): the service
+  /// failed too often in a row. Status 0, retryable; `message` says when the
+  /// next try is allowed.
+  circuit_open,
 };
 
 /// @brief For ErrorKind::transport: the step that failed, when the transport
@@ -58,6 +63,7 @@ enum class TransportFailure : unsigned char {
     case ErrorKind::http_status: return "http_status";
     case ErrorKind::decode: return "decode";
     case ErrorKind::cancelled: return "cancelled";
+    case ErrorKind::circuit_open: return "circuit_open";
   }
   return "unknown";
 }
@@ -112,7 +118,7 @@ struct ApiError {
 // Result<T> = std::expected<T, ApiError> is defined in fwd.hpp.
 
 /// @brief Shorthand for `std::unexpected(ApiError{...})` with kind and message.
-/// A transport error is marked retryable (set `retryable = false` on one that
+/// A transport error or circuit_open is marked retryable (set `retryable = false` on one that
 /// would fail the same way again); other kinds, `cancelled` among them, are not.
 [[nodiscard]] inline std::unexpected<ApiError> make_error(ErrorKind kind, std::string message,
                                                           int status = 0) {
@@ -120,7 +126,7 @@ struct ApiError {
   e.kind = kind;
   e.status = status;
   e.message = std::move(message);
-  e.retryable = kind == ErrorKind::transport;
+  e.retryable = kind == ErrorKind::transport || kind == ErrorKind::circuit_open;
   return std::unexpected(std::move(e));
 }
 

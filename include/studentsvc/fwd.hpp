@@ -54,6 +54,8 @@ struct ClientCertificate;
 
 // options.hpp
 struct RetryPolicy;
+struct CircuitBreakerOptions;
+struct HedgingOptions;
 struct ClientOptions;
 struct CallOptions;
 

@@ -76,6 +76,34 @@ struct AttemptEvent {
   std::string_view request_id;
 };
 
+/// @brief The state of a Client's circuit breaker (ClientOptions::circuit_breaker).
+enum class CircuitState {
+  closed,     ///< Calls go through; consecutive failures are counted.
+  open,       ///< Every call fails at once with ErrorKind::circuit_open until the cool-down ends.
+  half_open,  ///< The cool-down ended: one probe request is let through.
+};
+
+/// @brief The lower-case name of a CircuitState ("closed", "open", "half_open").
+[[nodiscard]] constexpr std::string_view to_string(CircuitState state) noexcept {
+  switch (state) {
+    case CircuitState::closed: return "closed";
+    case CircuitState::open: return "open";
+    case CircuitState::half_open: return "half_open";
+  }
+  return "closed";
+}
+
+/// @brief A circuit breaker's transition, as a hook sees it (no secret, no student data).
+struct CircuitEvent {
+  CircuitState state = CircuitState::closed;  ///< The state the breaker moved to.
+  /// open: the failures in a row that opened it (1 when a probe failed); else 0.
+  int consecutive_failures = 0;
+  /// open: the HTTP status of the last failure (500, 502, 503, 504), 0 for a transport error.
+  int status = 0;
+  /// open: how long calls now fail at once.
+  std::chrono::milliseconds cool_down{0};
+};
+
 /// @brief Receives an AttemptEvent at the start and the end of every attempt.
 ///
 /// Set ClientOptions::instrumentation. Called on the thread that runs the
@@ -93,6 +121,11 @@ class Instrumentation {
 
   /// @brief One event; see AttemptEvent for what it holds and never holds.
   virtual void on_attempt(const AttemptEvent& event) = 0;
+
+  /// @brief A transition of the client's circuit breaker (open, half_open,
+  /// closed); called on the thread whose call caused it. Default: ignored.
+  /// @sa ClientOptions::circuit_breaker, CircuitEvent
+  virtual void on_circuit(const CircuitEvent& event) { (void)event; }
 };
 
 }  // namespace studentsvc

@@ -62,6 +62,22 @@ class AttemptMetrics final : public Instrumentation {
     op.seconds += seconds;
   }
 
+  /// @brief Counts the circuit breaker's transitions and keeps its state
+  /// (for one Client: a metrics object shared by several keeps the last transition).
+  void on_circuit(const CircuitEvent& event) override {
+    const std::lock_guard lock(mutex_);
+    circuit_seen_ = true;
+    circuit_state_ = event.state;
+    if (event.state == CircuitState::open) ++circuit_opens_;
+    if (event.state == CircuitState::closed) ++circuit_closes_;
+  }
+
+  /// @brief How many times the circuit breaker opened (`to` open) or closed (`to` closed).
+  [[nodiscard]] std::uint64_t circuit_transitions(CircuitState to) const {
+    const std::lock_guard lock(mutex_);
+    return to == CircuitState::open ? circuit_opens_ : to == CircuitState::closed ? circuit_closes_ : 0;
+  }
+
   /// @brief The attempts counted so far that ended with `outcome` ("ok" or an
   /// ErrorKind name) for `operation`.
   [[nodiscard]] std::uint64_t attempts(std::string_view operation, std::string_view outcome) const {
@@ -75,12 +91,31 @@ class AttemptMetrics final : public Instrumentation {
   /// @brief Everything counted so far in the Prometheus text exposition format
   /// (`studentsvc_attempts_total`, `studentsvc_retries_total`,
   /// `studentsvc_attempt_seconds` histogram, `studentsvc_request_bytes_total`,
-  /// `studentsvc_response_bytes_total`); empty metric families are left out.
+  /// `studentsvc_response_bytes_total`; once the circuit breaker has moved,
+  /// `studentsvc_circuit_transitions_total{to="open"|"closed"}` and the gauge
+  /// `studentsvc_circuit_state` (0 closed, 1 open, 2 half-open)); empty
+  /// metric families are left out.
   [[nodiscard]] std::string prometheus_text() const {
     const std::lock_guard lock(mutex_);
-    if (operations_.empty()) return {};
+    if (operations_.empty() && !circuit_seen_) return {};
     std::ostringstream out;
     out.imbue(std::locale::classic());  // "0.005" and "1234", whatever the program's global locale
+    write_operations(out);
+    if (circuit_seen_) {
+      out << "# HELP studentsvc_circuit_transitions_total Circuit breaker transitions, by the state moved to.\n"
+          << "# TYPE studentsvc_circuit_transitions_total counter\n"
+          << "studentsvc_circuit_transitions_total{to=\"open\"} " << circuit_opens_ << '\n'
+          << "studentsvc_circuit_transitions_total{to=\"closed\"} " << circuit_closes_ << '\n'
+          << "# HELP studentsvc_circuit_state The circuit breaker's state: 0 closed, 1 open, 2 half-open.\n"
+          << "# TYPE studentsvc_circuit_state gauge\n"
+          << "studentsvc_circuit_state " << static_cast<int>(circuit_state_) << '\n';
+    }
+    return std::move(out).str();
+  }
+
+ private:
+  void write_operations(std::ostringstream& out) const {
+    if (operations_.empty()) return;
     out << "# HELP studentsvc_attempts_total Attempts by operation and outcome (ok or an ErrorKind).\n"
         << "# TYPE studentsvc_attempts_total counter\n";
     for (const auto& [name, op] : operations_) {
@@ -120,10 +155,8 @@ class AttemptMetrics final : public Instrumentation {
     for (const auto& [name, op] : operations_) {
       out << "studentsvc_response_bytes_total{operation=\"" << name << "\"} " << op.bytes_received << '\n';
     }
-    return std::move(out).str();
   }
 
- private:
   struct Operation {
     std::map<std::string, std::uint64_t, std::less<>> attempts;  // by outcome
     std::map<std::string, std::uint64_t, std::less<>> retries;   // by reason
@@ -135,6 +168,10 @@ class AttemptMetrics final : public Instrumentation {
   };
   mutable std::mutex mutex_;
   std::map<std::string, Operation, std::less<>> operations_;
+  bool circuit_seen_ = false;
+  CircuitState circuit_state_ = CircuitState::closed;
+  std::uint64_t circuit_opens_ = 0;
+  std::uint64_t circuit_closes_ = 0;
 };
 
 }  // namespace studentsvc

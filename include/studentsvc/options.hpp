@@ -96,6 +96,24 @@ struct RetryBudgetOptions {
   std::chrono::milliseconds window{10'000};  ///< The sliding window; at least 10 ms.
 };
 
+/// @brief A client-wide circuit breaker (ClientOptions::circuit_breaker):
+/// after `failure_threshold` attempts in a row that say the service is down
+/// (a transport error, 500, 502, 503 or 504; never 400, 401, 404, 408, 429 or
+/// a body that does not decode), every call of the Client fails at once with
+/// ErrorKind::circuit_open for `cool_down`; then one probe request goes
+/// through: a success closes the breaker, a failure opens it again.
+struct CircuitBreakerOptions {
+  int failure_threshold = 5;                    ///< Failures in a row that open it; at least 1.
+  std::chrono::milliseconds cool_down{30'000};  ///< How long it stays open; positive.
+};
+
+/// @brief Hedged lookups (ClientOptions::hedging): when an attempt of
+/// get_student or current_student has no answer after `delay`, a second copy
+/// is sent; the first answer wins and the other transfer is cancelled.
+struct HedgingOptions {
+  std::chrono::milliseconds delay{100};  ///< Wait before the hedge; positive.
+};
+
 /// @brief Client-wide settings. A CallOptions value overrides the matching field per call.
 ///
 /// A value type: copy it, change it, build a Client from it.
@@ -150,6 +168,14 @@ struct ClientOptions {
   RateLimitOptions rate_limit;
   /// A client-wide retry budget (none by default).
   std::optional<RetryBudgetOptions> retry_budget;
+  /// A client-wide circuit breaker (off when empty): see CircuitBreakerOptions.
+  std::optional<CircuitBreakerOptions> circuit_breaker;
+  /// Concurrent get_student / current_student calls that would send the very
+  /// same request (same URL, credentials, JWT and headers) share one request
+  /// in flight. Off by default.
+  bool coalesce_lookups = false;
+  /// Hedged lookups (off when empty): see HedgingOptions.
+  std::optional<HedgingOptions> hedging;
   /// The HTTP stack; null: a CurlTransport built from the fields above.
   std::shared_ptr<Transport> transport;
 

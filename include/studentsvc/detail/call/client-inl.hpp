@@ -12,12 +12,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <studentsvc/client.hpp>
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/call/attempt_events.hpp>
+#include <studentsvc/detail/call/circuit_breaker.hpp>
+#include <studentsvc/detail/call/coalescer.hpp>
 #include <studentsvc/detail/call/pipeline.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/call/default_transport.hpp>
@@ -57,12 +60,18 @@ namespace detail {
   return out;
 }
 
+/// The options' timeouts, header cap, retry policy, breaker and hedging, checked once.
+[[nodiscard]] inline Result<void> check_client_options(const ClientOptions& options) {
+  if (auto limits = validate_limits(options); !limits) return limits;
+  return validate_resilience(options);
+}
+
 /// What a Client shares between its copies: its options, checked once here.
 struct ClientState {
   explicit ClientState(ClientOptions o)
       : options(std::move(o)),
         base(parse_base_url(options.base_url, options.allow_insecure_loopback)),
-        limits(validate_limits(options)),
+        limits(check_client_options(options)),
         transport(options.transport ? options.transport : make_default_transport(options)),
         jitter(options.retry.jitter_seed) {}
 
@@ -79,6 +88,11 @@ struct ClientState {
       options.rate_limit.requests_per_second > 0 || options.retry_budget
           ? std::make_shared<ClientThrottle>(options.rate_limit, options.retry_budget)
           : nullptr;
+  /// The circuit breaker shared by every copy and form; null when off.
+  std::unique_ptr<CircuitBreaker> breaker =
+      options.circuit_breaker ? std::make_unique<CircuitBreaker>(*options.circuit_breaker) : nullptr;
+  /// Identical lookups in flight (ClientOptions::coalesce_lookups, and a batch's own).
+  Coalescer coalescer;
 
   /// The base URL, or why no call can be made.
   [[nodiscard]] Result<const BaseUrl*> ready() const {
@@ -126,7 +140,7 @@ struct ClientCall {
 [[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
                                                                   std::string_view perm, const CallOptions& call) {
   return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
-           policy_for(state, call)},
+           policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
           [&state, &base, perm = std::string(perm), call] {
             return build_get_student(base, state.options, perm, call, ClientLimits::checked);
           },
@@ -137,7 +151,7 @@ struct ClientCall {
                                                                       std::string_view user_jwt,
                                                                       const CallOptions& call) {
   return {{std::string(operation_of(Endpoint::current_student)), Endpoint::current_student, false, true,
-           policy_for(state, call)},
+           policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
           [&state, &base, jwt = std::string(user_jwt), call] {
             return build_student_request(base, state.options, Endpoint::current_student,
                                          std::string(current_student_path), jwt, call, ClientLimits::checked);
@@ -161,16 +175,18 @@ struct ClientCall {
   CallContext c;
   ClientState* raw = state.get();
   c.runtime = CallRuntime{raw->transport.get(), &real_clock, !async};
-  if (async) {
-    c.owner = state;
-    c.registry = &raw->calls;
-  }
+  c.owner = state;  // blocking too: a shared request it starts may outlive the call
+  if (async) c.registry = &raw->calls;
   c.logger = &raw->options.logger;
   c.sink = raw->options.instrumentation.get();
   c.provider = raw->options.auth.provider.get();
   c.request_id_headers = &raw->options.request_id_headers;
   c.jitter = &raw->jitter;
   c.throttle = raw->throttle.get();
+  c.breaker = raw->breaker.get();
+  c.coalescer = &raw->coalescer;
+  c.flight_registry = &raw->calls;
+  if (raw->options.hedging) c.hedge_delay = raw->options.hedging->delay;
   c.secrets = [raw](const Headers& headers) { return raw->secrets(headers); };
   return c;
 }
@@ -181,6 +197,16 @@ template <class T, class MakeCall>
   auto base = state->ready();
   if (!base) return std::unexpected(std::move(base.error()));
   ClientCall<T> c = make_call(**base);
+  if (c.spec.hedge && !in_async_completion) {
+    // A hedge needs two transfers at once: run on the asynchronous runtime and
+    // wait here (never inside a completion, which must not wait: no hedge there).
+    auto promise = std::make_shared<std::promise<Result<T>>>();
+    auto result = promise->get_future();
+    Call<T>::start(
+        call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
+        [promise](Result<T> r, int) { promise->set_value(std::move(r)); }, StopToken{});
+    return result.get();
+  }
   return run_blocking<T>(call_context(state, false), std::move(c.spec), std::move(c.build), std::move(c.map));
 }
 
@@ -229,9 +255,22 @@ STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view p
 
 STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
                                                                             const BatchOptions& batch) const {
-  // The streamed batch, collected in input order: one engine for every batch.
+  // The streamed batch over the distinct perms, each looked up once, then
+  // fanned out to every position in input order: one engine for every batch.
   std::vector<Result<StudentExtended>> results(perms.size());
   if (perms.empty()) return results;
+  std::vector<std::string_view> distinct;
+  std::vector<std::size_t> slot(perms.size());  // position -> index into distinct
+  {
+    std::unordered_map<std::string_view, std::size_t> seen;
+    seen.reserve(perms.size());
+    for (std::size_t i = 0; i < perms.size(); ++i) {
+      const auto [it, added] = seen.try_emplace(perms[i], distinct.size());
+      if (added) distinct.push_back(perms[i]);
+      slot[i] = it->second;
+    }
+  }
+  std::vector<Result<StudentExtended>> looked_up(distinct.size());
   StreamOptions stream;
   stream.max_concurrency = batch.max_concurrency;
   stream.fail_fast = batch.fail_fast;
@@ -239,14 +278,15 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
   stream.stop = batch.stop;
   const Logger& logger = state_->options.logger;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t failed = 0;
   const auto summary = for_each_student(
-      perms,
-      [&](std::size_t index, std::string_view, Result<StudentExtended> result) {
-        if (!result) ++failed;
-        results[index] = std::move(result);
-      },
+      distinct,
+      [&](std::size_t index, std::string_view, Result<StudentExtended> result) { looked_up[index] = std::move(result); },
       stream);
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < perms.size(); ++i) {
+    results[i] = looked_up[slot[i]];
+    if (!results[i]) ++failed;
+  }
   if (summary.stopped_by) {
     logger.log(LogLevel::warning, "get_students: stopped sending after " + to_string(*summary.stopped_by) + "; " +
                                       std::to_string(summary.not_sent) + " lookup(s) not sent");
@@ -276,6 +316,18 @@ STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completi
                                                   const CallOptions& call, StopToken stop) const {
   detail::start_client_call<StudentExtended>(
       state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); },
+      std::move(done), stop);
+}
+
+STUDENTSVC_INLINE void Client::batch_lookup_async(std::string_view perm, Completion<StudentExtended> done,
+                                                   const CallOptions& call, StopToken stop) const {
+  detail::start_client_call<StudentExtended>(
+      state_,
+      [&](const detail::BaseUrl& base) {
+        auto c = detail::get_student_call(*state_, base, perm, call);
+        c.spec.coalesce = true;
+        return c;
+      },
       std::move(done), stop);
 }
 

@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -18,6 +20,9 @@
 #include <vector>
 
 #include <studentsvc/detail/call/attempt_events.hpp>
+#include <studentsvc/detail/call/circuit_breaker.hpp>
+#include <studentsvc/detail/call/coalescer.hpp>
+#include <studentsvc/detail/call/hedge.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/call/stop.hpp>
 #include <studentsvc/detail/limits/rate_limit.hpp>
@@ -74,6 +79,12 @@ struct CallContext {
   JitterSource* jitter = nullptr;
   ClientThrottle* throttle = nullptr;           ///< The rate limit and retry budget; null: none.
   CallRegistry* registry = nullptr;             ///< Counts the call in and out; null: not counted.
+  CircuitBreaker* breaker = nullptr;            ///< The client's circuit breaker; null: none.
+  Coalescer* coalescer = nullptr;               ///< The client's lookups in flight; null: none shared.
+  /// Counts a shared request (a flight, always asynchronous) in and out; null: not counted.
+  CallRegistry* flight_registry = nullptr;
+  /// ClientOptions::hedging's delay; zero: no hedge.
+  std::chrono::milliseconds hedge_delay{0};
   /// Everything to scrub from text that came back for a request with these headers; null: nothing.
   std::function<std::vector<std::string>(const Headers&)> secrets;
 };
@@ -86,6 +97,8 @@ struct CallSpec {
   bool has_sub_path = false;
   bool idempotent = true;
   RetryPolicy policy;
+  bool coalesce = false;  ///< Shares one request with identical calls in flight (Coalescer).
+  bool hedge = false;     ///< An idempotent lookup: may send a second copy of a slow attempt (HedgeRace).
 };
 
 /// @brief One call, from building its request to its completion. Owned by
@@ -117,6 +130,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   ~Call() {
     // Only if a transport dropped a completion without calling it: count out anyway.
     if (!finished_ && context_.registry != nullptr) context_.registry->leave();
+    release_probe();
   }
 
  private:
@@ -144,9 +158,80 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       finish(std::unexpected(std::move(valid.error())));
       return;
     }
+    // A blocking call inside a completion must not wait for a shared request: it sends its own.
+    if (spec_.coalesce && context_.coalescer != nullptr && !(context_.runtime.blocking && in_async_completion)) {
+      join_flight(*built);
+      return;
+    }
     use_request(std::move(*built), spec_.policy, spec_.idempotent, RetryReason::none);
     attempt();
   }
+
+  // Coalesce: wait for the identical request in flight (starting it when
+  // there is none) instead of sending one. The shared request is a call of
+  // its own on the asynchronous runtime with its own stop: a waiter that
+  // stops waiting cancels it only when it was the last one.
+  void join_flight(const HttpRequest& request) {
+    key_ = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
+    auto self = this->shared_from_this();
+    std::shared_ptr<std::promise<void>> delivered;
+    std::future<void> blocking_wait;
+    if (context_.runtime.blocking) {
+      delivered = std::make_shared<std::promise<void>>();
+      blocking_wait = delivered->get_future();
+    }
+    auto joined = context_.coalescer->join<T>(key_, [self, delivered](Result<T> result, int n) {
+      self->attempts_before_ = n;
+      self->finish(std::move(result));
+      if (delivered) delivered->set_value();
+    });
+    flight_ = joined.flight;
+    flight_id_ = joined.id;
+    if (!joined.leader && logger().enabled(LogLevel::debug)) {
+      logger().log(LogLevel::debug, spec_.name + ": sharing the identical request in flight");
+    }
+    if (joined.leader) {
+      CallContext shared = context_;
+      shared.runtime.blocking = false;
+      shared.registry = context_.flight_registry;
+      shared.coalescer = nullptr;
+      CallSpec spec = spec_;
+      spec.coalesce = false;
+      Coalescer* coalescer = context_.coalescer;
+      Call<T>::start(
+          std::move(shared), std::move(spec), build_, map_,
+          [coalescer, key = key_, flight = joined.flight](Result<T> result, int n) {
+            coalescer->complete<T>(key, flight, std::move(result), n);
+          },
+          joined.flight->token());
+    }
+#if STUDENTSVC_HAS_STOP_TOKEN
+    if (!context_.runtime.blocking) on_stop_.emplace(stop_.token(), StopWaiting{self});
+#endif
+    if (blocking_wait.valid()) blocking_wait.wait();
+  }
+
+#if STUDENTSVC_HAS_STOP_TOKEN
+  // A waiter's stop: it leaves the flight and completes as cancelled, on the event thread.
+  struct StopWaiting {
+    std::weak_ptr<Call> weak;
+    void operator()() const noexcept {
+      auto call = weak.lock();
+      if (!call) return;
+      try {
+        if (!call->context_.coalescer->template leave<T>(call->key_, call->flight_, call->flight_id_)) return;
+        call->context_.runtime.after(
+            std::chrono::milliseconds{0},
+            [call](bool) {
+              call->finish_outcome(
+                  std::unexpected(cancelled_error("cancelled (stop requested) while waiting for a shared lookup")));
+            },
+            StopToken{});
+      } catch (...) {  // out of memory: the flight still delivers to this waiter
+      }
+    }
+  };
+#endif
 
   // A request to run attempts of, under `policy`: the first, or the one rebuilt after a 401.
   void use_request(HttpRequest request, const RetryPolicy& policy, bool idempotent, RetryReason first_reason) {
@@ -171,6 +256,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
       return;
     }
+    if (context_.breaker != nullptr && !admitted_by_breaker()) return;
     if (context_.throttle != nullptr) {
       const Admission a = context_.throttle->admit(attempts() == 0 ? AttemptKind::first : AttemptKind::retry);
       if (!a.allowed && last_) {
@@ -184,6 +270,29 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       }
     }
     send_attempt();
+  }
+
+  // Circuit breaker: an open breaker ends the call at once (circuit_open,
+  // nothing sent); after its cool-down one attempt is let through as the probe.
+  [[nodiscard]] bool admitted_by_breaker() {
+    auto a = context_.breaker->admit();
+    if (a.event) report_circuit(*a.event, logger(), context_.sink);
+    if (!a.allowed) {
+      finish_outcome(std::unexpected(std::move(a.refusal)));
+      return false;
+    }
+    probe_ = a.probe;
+    return true;
+  }
+
+  // An admitted probe that never got an outcome: the next caller probes instead.
+  void release_probe() noexcept {
+    if (!probe_) return;
+    probe_ = false;
+    try {
+      context_.breaker->release_probe();
+    } catch (...) {  // a mutex that fails to lock: nothing better to do
+    }
   }
 
   // Runs `next` once `delay` has passed; a stop request meanwhile ends the
@@ -211,14 +320,88 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     attempt_started(events_, attempt_number_, reason_);
     attempt_start_ = context_.runtime.now();
     auto self = this->shared_from_this();
+    if (hedging()) {
+      send_hedged(std::move(sending));
+      return;
+    }
     context_.runtime.send(
         std::move(sending), [self](Result<HttpResponse> outcome) { self->on_outcome(std::move(outcome)); },
         stop_.token());
   }
 
+  // Hedge: only an idempotent lookup on the asynchronous runtime (two
+  // transfers at once), and never the circuit breaker's probe.
+  [[nodiscard]] bool hedging() const noexcept {
+    return spec_.hedge && spec_.idempotent && !context_.runtime.blocking && !probe_ &&
+           context_.hedge_delay > std::chrono::milliseconds{0};
+  }
+
+  // Sends the attempt; if no answer came after the hedge delay, a second
+  // copy. The first answer wins and goes on to classify; the other is stopped.
+  // The race holds the call until an answer is in; the copies and the timer only the race.
+  void send_hedged(HttpRequest sending) {
+    std::weak_ptr<Call> weak = this->shared_from_this();
+    auto race = std::make_shared<HedgeRace>(this->shared_from_this(), stop_.token());
+    send_copy(race, 0, sending);
+    if (race->decided()) return;  // answered at once (a transport that sends inline)
+    context_.runtime.after(
+        context_.hedge_delay,
+        [weak, race, sending = std::move(sending)](bool elapsed) mutable {
+          auto self = weak.lock();
+          if (elapsed && self) self->hedge(race, std::move(sending));
+        },
+        race->token(2));
+  }
+
+  void send_copy(const std::shared_ptr<HedgeRace>& race, std::size_t i, HttpRequest request) {
+    context_.runtime.send(
+        std::move(request),
+        [race, i](Result<HttpResponse> outcome) {
+          if (auto owner = race->win(i)) static_cast<Call*>(owner.get())->on_outcome(std::move(outcome));
+        },
+        race->token(i));
+  }
+
+  // The hedge itself: not while the breaker is anything but closed, and only
+  // with a token from the retry budget (refused: no hedge).
+  void hedge(const std::shared_ptr<HedgeRace>& race, HttpRequest request) {
+    if (race->decided()) return;
+    if (context_.breaker != nullptr && context_.breaker->state() != CircuitState::closed) return;
+    std::chrono::milliseconds wait{0};
+    if (context_.throttle != nullptr) {
+      const Admission a = context_.throttle->admit(AttemptKind::retry);
+      if (!a.allowed) {
+        logger().log(LogLevel::debug, spec_.name + ": hedge not sent: the client's retry budget is spent");
+        return;
+      }
+      wait = a.wait;
+    }
+    std::weak_ptr<Call> weak = this->shared_from_this();
+    auto go = [weak, race, request = std::move(request)](bool elapsed) mutable {
+      auto self = weak.lock();
+      if (!elapsed || !self || !race->add_hedge(self->stop_.token())) return;
+      if (self->logger().enabled(LogLevel::debug)) {
+        self->logger().log(LogLevel::debug, self->spec_.name + ": no answer after " +
+                                                std::to_string(self->context_.hedge_delay.count()) +
+                                                " ms, sending a second copy (hedge)");
+      }
+      self->send_copy(race, 1, std::move(request));
+    };
+    if (wait > std::chrono::milliseconds{0}) {
+      context_.runtime.after(wait, go, race->token(2));
+    } else {
+      go(true);
+    }
+  }
+
   // Classify: retry after a wait, try once more with fresh credentials, or finish.
   void on_outcome(Result<HttpResponse> outcome) {
     attempt_ended(events_, attempt_number_, reason_, outcome, context_.runtime.now() - attempt_start_);
+    if (context_.breaker != nullptr) {
+      const auto event = context_.breaker->record(breaker_verdict(outcome), probe_, outcome ? outcome->status : 0);
+      probe_ = false;
+      if (event) report_circuit(*event, logger(), context_.sink);
+    }
     if (context_.throttle != nullptr) pause_client_for(*context_.throttle, outcome, spec_.policy, context_.runtime.wall());
     reason_ = retry_reason_after(outcome);
     const auto decision = run_->record(outcome, *context_.jitter, context_.runtime.now(), context_.runtime.wall());
@@ -285,6 +468,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   void finish(Result<T> result) {
     if (finished_) return;
     finished_ = true;
+    release_probe();
     {
       const AsyncCompletionScope scope;
       try {
@@ -316,6 +500,13 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   std::optional<Result<HttpResponse>> last_;
   bool refreshed_ = false;
   bool finished_ = false;
+  bool probe_ = false;  ///< The attempt in flight is the circuit breaker's half-open probe.
+  std::string key_;     ///< Coalesced: the shared request's key (never printed).
+  std::shared_ptr<Coalescer::Flight<T>> flight_;
+  std::uint64_t flight_id_ = 0;
+#if STUDENTSVC_HAS_STOP_TOKEN
+  std::optional<std::stop_callback<StopWaiting>> on_stop_;  // last: goes first, while the rest is intact
+#endif
 };
 
 /// @brief Runs a call on a blocking runtime and returns its result: every

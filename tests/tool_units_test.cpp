@@ -199,6 +199,11 @@ TEST_CASE("get --failed-to keeps only the failures worth retrying", "[tool]") {
   CHECK_FALSE(worth_retrying(make_error(ErrorKind::not_found, "Student not found.", 404).error()));
   CHECK_FALSE(worth_retrying(make_error(ErrorKind::unauthorized, "denied", 401).error()));
   CHECK_FALSE(worth_retrying(make_error(ErrorKind::invalid_argument, "not 7 digits").error()));
+  studentsvc::ApiError open;  // what the SDK's circuit breaker answers while the service is down
+  open.kind = ErrorKind::circuit_open;
+  open.retryable = true;
+  CHECK(worth_retrying(open));
+  CHECK(exit_status(ErrorKind::circuit_open) == exit_status(ErrorKind::transport));
 }
 
 TEST_CASE("mock fixtures: students and tokens in the interface's keys, each mistake named", "[tool][mock]") {

@@ -21,6 +21,7 @@ inline constexpr int exit_some_failed = 10;
   switch (kind) {
     case ErrorKind::invalid_argument: return 3;
     case ErrorKind::transport: return 4;
+    case ErrorKind::circuit_open: return 4;  // the service was unreachable just before: the same remedy
     case ErrorKind::bad_request: return 5;
     case ErrorKind::unauthorized: return 6;
     case ErrorKind::not_found: return 7;

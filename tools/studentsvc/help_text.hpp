@@ -17,6 +17,7 @@ inline constexpr std::string_view exit_status_help =
     "     (perm not 7 digits, no or empty JWT, no base URL or API key,\n"
     "     http:// without --insecure-loopback, unreadable --from file)\n"
     "  4  transport: DNS, connect, TLS, timeout, connection reset, response too large\n"
+    "     (or an open circuit breaker: the service failed just before)\n"
     "  5  bad_request: the service answered 400\n"
     "  6  unauthorized: the service answered 401 (API key, Basic credential or JWT refused)\n"
     "  7  not_found: the service answered 404\n"

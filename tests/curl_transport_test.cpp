@@ -1094,3 +1094,23 @@ TEST_CASE("e2e: redirects are not followed", "[e2e][transport]") {
   CHECK(elsewhere.request_count() == 0);
   CHECK(elsewhere.connection_count() == 0);
 }
+
+TEST_CASE("curl_transport_options carries every connection setting of ClientOptions", "[curl][options]") {
+  studentsvc::ClientOptions o;
+  o.ca_bundle = "/etc/campus/ca.pem";
+  o.proxy = "http://proxy.example.edu:3128";
+  o.allow_insecure_loopback = true;
+  o.ca_pem = "-----BEGIN CERTIFICATE-----\n";
+  o.client_certificate = studentsvc::ClientCertificate{"client.pem", "client.key", {}};
+  o.pinned_public_key = "sha256//AAAA";
+  const auto curl = studentsvc::curl_transport_options(o);
+  CHECK(curl.ca_bundle == o.ca_bundle);
+  CHECK(curl.proxy == o.proxy);
+  CHECK(curl.allow_http);
+  CHECK(curl.ca_pem == o.ca_pem);
+  REQUIRE(curl.client_certificate);
+  CHECK(curl.client_certificate->cert_file == "client.pem");
+  CHECK(curl.client_certificate->key_file == "client.key");
+  CHECK(curl.pinned_public_key == o.pinned_public_key);
+  CHECK(curl.max_connections == studentsvc::CurlTransportOptions{}.max_connections);
+}

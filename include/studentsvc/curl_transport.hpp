@@ -14,6 +14,7 @@
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
+#include <studentsvc/options.hpp>
 #include <studentsvc/tls.hpp>
 
 namespace studentsvc {
@@ -46,6 +47,20 @@ struct CurlTransportOptions {
   /// form first; set here directly, it goes to libcurl as given.
   std::string pinned_public_key{};
 };
+
+/// @brief The settings a Client gives its default CurlTransport: the CA bundle
+/// or text, proxy, loopback opt-in, client certificate and pin of `options`.
+/// For a CurlTransport of your own that keeps them (say, with more connections).
+[[nodiscard]] inline CurlTransportOptions curl_transport_options(const ClientOptions& options) {
+  CurlTransportOptions curl;
+  curl.ca_bundle = options.ca_bundle;
+  curl.proxy = options.proxy;
+  curl.allow_http = options.allow_insecure_loopback;
+  curl.ca_pem = options.ca_pem;
+  curl.client_certificate = options.client_certificate;
+  curl.pinned_public_key = options.pinned_public_key;
+  return curl;
+}
 
 namespace detail {
 struct CurlTransportState;  // the handle pool, batch engines and socket registry (curl_transport-inl.hpp)

@@ -21,14 +21,7 @@ namespace studentsvc::detail {
 /// (STUDENTSVC_WITH_CURL=0), which the Client reports as "no transport configured".
 [[nodiscard]] inline std::shared_ptr<Transport> make_default_transport(const ClientOptions& options) {
 #if STUDENTSVC_WITH_CURL
-  CurlTransportOptions curl;
-  curl.ca_bundle = options.ca_bundle;
-  curl.proxy = options.proxy;
-  curl.allow_http = options.allow_insecure_loopback;
-  curl.ca_pem = options.ca_pem;
-  curl.client_certificate = options.client_certificate;
-  curl.pinned_public_key = options.pinned_public_key;
-  return std::make_shared<CurlTransport>(std::move(curl));
+  return std::make_shared<CurlTransport>(curl_transport_options(options));
 #else
   (void)options;
   return nullptr;

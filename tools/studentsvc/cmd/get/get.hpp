@@ -266,13 +266,7 @@ inline void add_get_options(CLI::App& sub, Args& a) {
 inline void configure_get(const Args& a, studentsvc::ClientOptions& options) {
   constexpr std::size_t default_connections = 64;
   if (a.concurrency <= default_connections || options.transport) return;
-  studentsvc::CurlTransportOptions transport;
-  transport.ca_bundle = options.ca_bundle;
-  transport.ca_pem = options.ca_pem;
-  transport.client_certificate = options.client_certificate;
-  transport.pinned_public_key = options.pinned_public_key;
-  transport.proxy = options.proxy;
-  transport.allow_http = options.allow_insecure_loopback;
+  studentsvc::CurlTransportOptions transport = studentsvc::curl_transport_options(options);
   transport.max_connections = static_cast<long>(a.concurrency);
   options.transport = std::make_shared<studentsvc::CurlTransport>(std::move(transport));
 }

@@ -22,7 +22,8 @@
 #   options     each option of the README's table, turned from its default,
 #               configures and generates (two at a time)
 #   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (Release): the SDK built as a library, the
-#               whole tree against it, the suite but the consumer projects
+#               examples and the tool against it, run on the mock (the tests link
+#               the same compiled sources in every build)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it (examples and the tool header-only), without a
 #               warning (scripts/check-user-builds.sh),

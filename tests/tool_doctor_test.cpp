@@ -112,19 +112,6 @@ std::string line_of(const std::string& out, const std::string& mark, const std::
   return out.substr(at, out.find('\n', at) - at);
 }
 
-/// A port nothing listens on (bound, then closed).
-int closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 /// The PKI, with a certificate valid for a year (no expiry warning) and an expired one.
 struct Pki {
   studentsvc::test::TestPki pki;
@@ -282,7 +269,7 @@ TEST_CASE("doctor: a web server's HTML 404 for the prefix, and a closed port", "
   CHECK(no_prefix.status == 8);
   CHECK_THAT(line_of(no_prefix.out, "\u2717", "base_path"), Catch::Contains("the service does not know"));
 
-  const auto closed = doctor(flags("http://127.0.0.1:" + std::to_string(closed_port())));
+  const auto closed = doctor(flags("http://127.0.0.1:" + std::to_string(studentsvc::test::closed_loopback_port())));
   CHECK(closed.status == 4);
   CHECK_THAT(line_of(closed.out, "\u2717", "connect"), Catch::Contains("cannot connect to 127.0.0.1:"));
   CHECK_THAT(closed.out, Catch::Contains("hint: check the host and port in STUDENTSVC_BASE_URL"));

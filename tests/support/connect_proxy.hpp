@@ -47,38 +47,18 @@ class ConnectProxy {
                            "Content-Length: 0\r\nConnection: close\r\n\r\n");
       return;
     }
-    const auto colon = head.find(':');
-    const auto space = head.find(' ', colon);
-    if (!head.starts_with("CONNECT 127.0.0.1:") || colon == std::string::npos || space == std::string::npos) {
+    const int port = RawServer::connect_target_port(head);
+    if (port == 0) {
       RawServer::write_all(fd, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
       return;
     }
-    const int port = std::stoi(head.substr(colon + 1, space - colon - 1));
-    const int up = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    if (::connect(up, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(up);
+    const int up = RawServer::connect_loopback(port);
+    if (up < 0) {
       RawServer::write_all(fd, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
       return;
     }
     RawServer::write_all(fd, "HTTP/1.1 200 Connection established\r\n\r\n");
-    char buf[16384];
-    for (;;) {
-      pollfd p[2] = {{fd, POLLIN, 0}, {up, POLLIN, 0}};
-      if (::poll(p, 2, 10000) <= 0) break;
-      if (p[0].revents != 0) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0 || !RawServer::write_all(up, std::string_view(buf, static_cast<std::size_t>(n)))) break;
-      }
-      if (p[1].revents != 0) {
-        const ssize_t n = ::recv(up, buf, sizeof buf, 0);
-        if (n <= 0 || !RawServer::write_all(fd, std::string_view(buf, static_cast<std::size_t>(n)))) break;
-      }
-    }
-    ::close(up);
+    RawServer::relay(fd, up);
   }
 
   RawServer server_;

@@ -201,6 +201,55 @@ class RawServer {
     return true;
   }
 
+  /// The port of a "CONNECT 127.0.0.1:PORT ..." request head; 0 for any other head.
+  static int connect_target_port(const std::string& head) {
+    const auto colon = head.find(':');
+    const auto space = head.find(' ', colon);
+    if (!head.starts_with("CONNECT 127.0.0.1:") || colon == std::string::npos || space == std::string::npos) return 0;
+    try {
+      return std::stoi(head.substr(colon + 1, space - colon - 1));
+    } catch (...) {
+      return 0;
+    }
+  }
+
+  /// A connection to 127.0.0.1:`port`; -1 when refused.
+  static int connect_loopback(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
+  }
+
+  /// A proxy tunnel's inside: relays bytes both ways between `client` and
+  /// `upstream` until either closes (or 10 s pass idle); `seen` gets what the
+  /// client sends. Closes `upstream`.
+  static void relay(int client, int upstream, const std::function<void(std::string_view)>& seen = {}) {
+    char buf[16384];
+    for (;;) {
+      pollfd p[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
+      if (::poll(p, 2, 10000) <= 0) break;
+      if (p[0].revents != 0) {
+        const ssize_t n = ::recv(client, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        const std::string_view bytes(buf, static_cast<std::size_t>(n));
+        if (seen) seen(bytes);
+        if (!write_all(upstream, bytes)) break;
+      }
+      if (p[1].revents != 0) {
+        const ssize_t n = ::recv(upstream, buf, sizeof buf, 0);
+        if (n <= 0 || !write_all(client, std::string_view(buf, static_cast<std::size_t>(n)))) break;
+      }
+    }
+    ::close(upstream);
+  }
+
   /// Closes with a TCP RST instead of a FIN.
   static void reset(int fd) {
     linger l{1, 0};

@@ -13,7 +13,10 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <ranges>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -222,4 +225,47 @@ TEST_CASE("get_students looks each distinct perm up once and fills every positio
     }
   }
   CHECK(f.fake->request_count() == 3);
+}
+
+TEST_CASE("for_each_student looks each distinct perm of a held roster up once; a stream shares what is in flight",
+          "[coalesce][batch]") {
+  Fixture f(false);
+  f.service.open();
+  const studentsvc::Client client(f.options);
+  const std::vector<std::string> perms{"1234567", "2345678", "1234567", "12", "1234567", "3456789", "2345678", "12"};
+  for (const std::size_t width : {std::size_t{1}, std::size_t{16}}) {
+    INFO("max_concurrency " << width);
+    const std::size_t before = f.fake->request_count();
+    studentsvc::StreamOptions stream;
+    stream.max_concurrency = width;
+    std::vector<std::optional<Result<studentsvc::StudentExtended>>> got(perms.size());
+    const auto summary = client.for_each_student(
+        perms, [&](std::size_t i, std::string_view, Result<studentsvc::StudentExtended> r) { got[i] = std::move(r); },
+        stream);
+    CHECK(summary.sent + summary.not_sent <= perms.size());
+    for (std::size_t i = 0; i < perms.size(); ++i) {
+      REQUIRE(got[i]);
+      if (perms[i] == "12") {
+        CHECK(got[i]->error().kind == ErrorKind::invalid_argument);
+      } else {
+        REQUIRE(*got[i]);
+        CHECK((*got[i])->perm == perms[i]);
+      }
+    }
+    CHECK(f.fake->request_count() - before == 3);  // the three distinct valid perms, once each
+  }
+  // A single-pass stream keeps nothing: one position after another, a repeat is looked up again.
+  std::istringstream lines("1234567\n1234567\n2345678\n");
+  const std::size_t before = f.fake->request_count();
+  studentsvc::StreamOptions one;
+  one.max_concurrency = 1;
+  std::size_t delivered = 0;
+  client.for_each_student(std::views::istream<std::string>(lines),
+                          [&](std::size_t, std::string_view, Result<studentsvc::StudentExtended> r) {
+                            CHECK(r);
+                            ++delivered;
+                          },
+                          one);
+  CHECK(delivered == 3);
+  CHECK(f.fake->request_count() - before == 3);
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/batch/repeats.hpp>
 #include <studentsvc/detail/batch/window.hpp>
 #include <studentsvc/detail/call/stop.hpp>
 #include <studentsvc/detail/config.hpp>
@@ -154,9 +155,11 @@ class Client {
   /// and `options.on_progress` run on the calling thread, one at a time, in
   /// completion order (not input order: use `index`), so they may block and
   /// need no locking. An invalid perm fails alone with invalid_argument.
-  /// A perm whose identical lookup is already in flight shares it (one
-  /// request, a result for each); repeated after that lookup ended, it is
-  /// looked up again.
+  /// A perm given more than once is looked up once: over a multi-pass range
+  /// (a vector, a span: perms the caller already holds) its result is kept
+  /// until its last position has it; over a single-pass stream a repeat
+  /// shares the identical lookup while that is in flight, and is looked up
+  /// again after it ended (nothing is kept, so memory stays flat).
   /// With `options.fail_fast` (the default), a 401, a TLS or certificate error
   /// or a host that does not resolve stops the sending; the perms not sent
   /// complete as `cancelled`, naming that error (BatchSummary::stopped_by).
@@ -172,9 +175,21 @@ class Client {
     window.fail_fast = options.fail_fast;
     // One stop for the lookups: the caller's, or the batch's own when a callback throws.
     auto stop = std::make_shared<detail::CallStop>(options.stop, StopToken{});
+    auto repeats = std::make_shared<detail::RepeatedPerms>();
+    if constexpr (std::ranges::forward_range<Perms>) repeats->count(perms);
     const auto start = [&](std::size_t, const auto& perm, auto done) {
-      batch_lookup_async(std::string_view(perm), [done](Result<StudentExtended> r) mutable { done(std::move(r)); },
-                         options.call, stop->token());
+      const std::string_view p(perm);
+      if (auto kept = repeats->take(p)) {
+        done(std::move(*kept));  // a repeat whose lookup already ended
+        return;
+      }
+      batch_lookup_async(
+          p,
+          [done, repeats, key = std::string(p)](Result<StudentExtended> r) mutable {
+            repeats->keep(key, r);
+            done(std::move(r));
+          },
+          options.call, stop->token());
     };
     const auto deliver = [&](std::size_t index, const auto& perm, Result<StudentExtended> result) {
       on_result(index, std::string_view(perm), std::move(result));

@@ -237,6 +237,18 @@ TEST_CASE("tool get: many perms default to ndjson, one object a line, errors in 
   const auto ok = tool(concat(flags_for(server), {"get", "-q", perm_of(0), perm_of(1)}));
   CHECK(ok.status == 0);
   CHECK(tool(concat(flags_for(server), {"get"})).status == 2);
+
+  // A perm listed twice (far apart, at any concurrency) is looked up once; each place gets its result.
+  const std::size_t before = server.request_count();
+  const auto twice = tool(concat(flags_for(server), {"get", "-q", "-o", "json", "--concurrency", "1", perm_of(2),
+                                                     perm_of(3), perm_of(4), perm_of(2)}));
+  CHECK(twice.status == 0);
+  const auto rows = nlohmann::json::parse(twice.out);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].at("perm") == perm_of(2));
+  CHECK(rows[3].at("perm") == perm_of(2));
+  CHECK(rows[3] == rows[0]);
+  CHECK(server.request_count() - before == 3);
 }
 
 TEST_CASE("tool get --from: lines, stdin, a CSV column, and bad input", "[tool]") {

@@ -515,6 +515,31 @@ TEST_CASE("a bounded max_total_time cuts each request's timeout in both loops", 
   }
 }
 
+TEST_CASE("get_students gives each position a whole result, error or student", "[client][batch]") {
+  // Built with libc++ before 18, a value-initialised Result<StudentExtended>
+  // lost its state: no result of the batch may start as one.
+  Setup s;
+  s.fake->set_handler([](const studentsvc::HttpRequest& r) -> studentsvc::Result<studentsvc::HttpResponse> {
+    if (r.url.ends_with("/1111111")) {
+      return studentsvc::HttpResponse{400, {}, R"({"message":"bad","modelState":{"perm":["1111111 is bad"]}})"};
+    }
+    return studentsvc::HttpResponse{200, {}, R"({"perm":")" + r.url.substr(r.url.size() - 7) + R"("})"};
+  });
+  const std::vector<std::string> perms{"1111111", "2222222", "1111111"};
+  const auto results = s.client().get_students(perms);
+  REQUIRE(results.size() == 3);
+  for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+    REQUIRE_FALSE(results[i]);
+    CHECK(results[i].error().kind == ErrorKind::bad_request);
+    REQUIRE(results[i].error().model_state.size() == 1);
+    CHECK(results[i].error().model_state.at("perm") == std::vector<std::string>{"1111111 is bad"});
+    CHECK(studentsvc::to_string(results[i].error()).find("1111111 is bad") != std::string::npos);
+  }
+  REQUIRE(results[1]);
+  CHECK(results[1]->perm == "2222222");
+  CHECK(s.fake->requests().size() == 2);  // the repeated perm is looked up once
+}
+
 TEST_CASE("a proxy's user:password never reaches an ApiError or a log line", "[client][logging]") {
   constexpr const char* proxy_password = "PROXYPASS-canary-42";
   Setup s;

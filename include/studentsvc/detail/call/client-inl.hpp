@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -257,7 +258,9 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
                                                                             const BatchOptions& batch) const {
   // The streamed batch over the distinct perms, each looked up once, then
   // fanned out to every position in input order: one engine for every batch.
-  std::vector<Result<StudentExtended>> results(perms.size());
+  // No Result<StudentExtended> is value-initialised: libc++ before 18 then
+  // zero-fills StudentExtended's tail padding, where it keeps has_value().
+  std::vector<Result<StudentExtended>> results;
   if (perms.empty()) return results;
   std::vector<std::string_view> distinct;
   std::vector<std::size_t> slot(perms.size());  // position -> index into distinct
@@ -270,7 +273,7 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
       slot[i] = it->second;
     }
   }
-  std::vector<Result<StudentExtended>> looked_up(distinct.size());
+  std::vector<std::optional<Result<StudentExtended>>> looked_up(distinct.size());
   StreamOptions stream;
   stream.max_concurrency = batch.max_concurrency;
   stream.fail_fast = batch.fail_fast;
@@ -280,12 +283,14 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
   const auto start = std::chrono::steady_clock::now();
   const auto summary = for_each_student(
       distinct,
-      [&](std::size_t index, std::string_view, Result<StudentExtended> result) { looked_up[index] = std::move(result); },
+      [&](std::size_t index, std::string_view, Result<StudentExtended> result) { looked_up[index].emplace(std::move(result)); },
       stream);
   std::size_t failed = 0;
+  results.reserve(perms.size());
   for (std::size_t i = 0; i < perms.size(); ++i) {
-    results[i] = looked_up[slot[i]];
-    if (!results[i]) ++failed;
+    // The window delivers every input, sent or not: each slot holds a result.
+    results.push_back(*looked_up[slot[i]]);
+    if (!results.back()) ++failed;
   }
   if (summary.stopped_by) {
     logger.log(LogLevel::warning, "get_students: stopped sending after " + to_string(*summary.stopped_by) + "; " +

@@ -11,7 +11,9 @@
 #             benchmarks on (STUDENTSVC_BUILD_BENCHMARKS): the whole tree without
 #             a warning, then the suite but the consumer projects (`packaging`,
 #             which configure their own builds and run in the main suite). The
-#             examples and the tool are header-only, as in a user's build.
+#             examples and the tool are header-only, as in a user's build. CI
+#             builds this configuration under ASan + UBSan instead (the asan
+#             preset): one build, not two.
 #   no-curl   cmake -B build/ci-nocurl -DCMAKE_BUILD_TYPE=RelWithDebInfo
 #             -DSTUDENTSVC_WITH_CURL=OFF: builds and runs every test that needs
 #             no libcurl (unit tests, header check, no-curl consumers, the

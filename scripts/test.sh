@@ -4,9 +4,9 @@
 # stage covers (every ctest runs -j STUDENTSVC_JOBS, default nproc: CI's 2 cores):
 #   deps        scripts/install-deps.sh --ci
 #   sanitizers  scripts/check-sanitizers.sh, warnings as errors: ASan + UBSan
-#               (RelWithDebInfo -O1, the whole tree, the whole suite but the
-#               consumer projects); TSan (target tsan_tests: the `concurrency`
-#               tests); clang-16 with libc++ (Debug: headers and unit tests)
+#               in the build with no build type (no -O, benchmarks on: the
+#               whole tree, the whole suite but the consumer projects); TSan
+#               (RelWithDebInfo -O1, target tsan_tests: the `concurrency` tests)
 #   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), about
 #               a minute of CPU each, run side by side: scripts/fuzz.sh
 #   packaging   manifests, the API reference without a Doxygen warning, the
@@ -15,10 +15,9 @@
 #               needs no libcurl, the no-curl consumer projects among them
 #   demo        the README's other command, scripts/demo.sh: builds the tool
 #               (dev preset, header-only) and runs it on the mock
-#   default     no build type given (-O0, benchmarks on): the whole tree without a
-#               warning, and its suite but the consumer projects
 #   clang       clang-16 + libc++, -DCMAKE_BUILD_TYPE=Release and nothing else: the whole
-#               tree (the tool and README example header-only) without a warning, and its suite
+#               tree (the tool and README example header-only) without a warning, and its
+#               suite: CI's one clang + libc++ build
 #   options     each option of the README's table, turned from its default,
 #               configures and generates (two at a time)
 #   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (Release): the SDK built as a library, the
@@ -32,9 +31,9 @@
 #   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`.
 #
 # The tests link the SDK compiled once per build (studentsvc_compiled); in the
-# sanitizer and clang-libcxx builds the examples and the tool do too
-# (STUDENTSVC_PROGRAMS_LINK_COMPILED), so each body is compiled once per build.
-# Header-only programs are built by the release, default and clang builds, the demo,
+# ASan build the examples and the tool do too (STUDENTSVC_PROGRAMS_LINK_COMPILED),
+# so each body is compiled once per build. Header-only programs are built by the
+# release and clang builds, the demo (no -O, as the no-build-type build has it),
 # the consumer projects and the header checks of every header-only build.
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
@@ -78,7 +77,6 @@ begin fuzz;       bash scripts/fuzz.sh;                      end
 begin packaging;  bash scripts/check-packaging.sh;           end
 begin no-curl;    bash scripts/check-user-builds.sh no-curl; end
 begin demo;       bash scripts/demo.sh;                      end
-begin default;    bash scripts/check-user-builds.sh default; end
 begin clang;      bash scripts/check-user-builds.sh clang;   end
 begin options;    bash scripts/check-user-builds.sh options; end
 begin compiled;   bash scripts/check-user-builds.sh compiled; end

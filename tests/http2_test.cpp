@@ -19,7 +19,7 @@
 
 #include <studentsvc/studentsvc.hpp>
 
-#include "support/background_server.hpp"
+#include "support/nginx_tls.hpp"
 #include "support/test_pki.hpp"
 #include "support/wait.hpp"
 
@@ -27,21 +27,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// nginx serving the student endpoint over TLS with HTTP/2 (ALPN), one
-/// process in the foreground; its access log names each request's connection.
+/// nginx serving the student endpoint over TLS with HTTP/2 (ALPN); its
+/// access log names each request's connection.
 class Http2Gateway {
  public:
   explicit Http2Gateway(const studentsvc::test::TestPki& pki)
-      : dir_(pki.dir), nginx_([&](int port) {
-          std::ofstream(dir_ / "nginx.conf") << config(pki, port);
-          return std::vector<std::string>{STUDENTSVC_NGINX, "-p", dir_.string() + "/", "-c",
-                                          (dir_ / "nginx.conf").string(), "-e", (dir_ / "error.log").string(),
-                                          "-g", "daemon off; master_process off;"};
-        }) {}
+      : nginx_(pki, {.server = "access_log " + (pki.dir / "access.log").string() + " connections;",
+                     .http = "log_format connections '$connection $server_protocol $ssl_session_reused';"}) {}
 
   [[nodiscard]] bool running() const { return nginx_.running(); }
-  [[nodiscard]] std::string base_url() const { return "https://127.0.0.1:" + std::to_string(nginx_.port()); }
-  [[nodiscard]] std::string error_log() const { return read(dir_ / "error.log"); }
+  [[nodiscard]] std::string base_url() const { return nginx_.base_url(); }
+  [[nodiscard]] std::string error_log() const { return nginx_.error_log(); }
 
   /// What the access log says so far: requests, the connections they came on, and their protocols.
   struct Seen {
@@ -52,7 +48,7 @@ class Http2Gateway {
   };
   [[nodiscard]] Seen seen() const {
     Seen s;
-    std::istringstream lines(read(dir_ / "access.log"));
+    std::istringstream lines(studentsvc::test::NginxTls::read(nginx_.dir() / "access.log"));
     std::string connection;
     std::string protocol;
     std::string reused;
@@ -65,35 +61,7 @@ class Http2Gateway {
   }
 
  private:
-  std::string config(const studentsvc::test::TestPki& pki, int port) const {
-    const std::string d = dir_.string();
-    return "pid " + d + "/nginx.pid;\n"
-           "events { worker_connections 256; }\n"
-           "http {\n"
-           "  client_body_temp_path " + d + "; proxy_temp_path " + d + "; fastcgi_temp_path " + d + ";\n"
-           "  uwsgi_temp_path " + d + "; scgi_temp_path " + d + ";\n"
-           "  log_format connections '$connection $server_protocol $ssl_session_reused';\n"
-           "  server {\n"
-           "    listen 127.0.0.1:" + std::to_string(port) + " ssl http2;\n"
-           "    ssl_certificate " + pki.server_cert.string() + ";\n"
-           "    ssl_certificate_key " + pki.server_key.string() + ";\n"
-           "    access_log " + d + "/access.log connections;\n"
-           "    keepalive_requests 100000;\n"
-           "    location ~ \"^/students/v2/students/(?<perm>[0-9]{7})$\" {\n"
-           "      default_type application/json;\n"
-           "      return 200 '{\"perm\":\"$perm\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"suffix\":null,"
-           "\"email\":\"ada@example.edu\"}';\n"
-           "    }\n"
-           "  }\n"
-           "}\n";
-  }
-  static std::string read(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-
-  std::filesystem::path dir_;
-  studentsvc::test::BackgroundServer nginx_;
+  studentsvc::test::NginxTls nginx_;
 };
 
 std::vector<std::string> perms(std::size_t n) {

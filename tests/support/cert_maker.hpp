@@ -3,10 +3,8 @@
 // localhost and 127.0.0.1 valid for as many days as asked, and one that has
 // already expired (openssl ca with -startdate/-enddate in the past).
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 #include <string>
 
 #include "test_pki.hpp"
@@ -17,19 +15,9 @@ struct IssuedCert {
   std::filesystem::path cert, key;
 };
 
-namespace cert_maker_detail {
-inline void openssl(const std::filesystem::path& dir, const std::string& args) {
-  const std::string cmd = "cd '" + dir.string() + "' && openssl " + args + " >> cert_maker.log 2>&1";
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("openssl " + args + " failed");  // NOLINT(cert-env33-c)
-}
-}  // namespace cert_maker_detail
-
 /// A certificate for localhost and 127.0.0.1 that the PKI's CA signs, valid `days` from now.
 inline IssuedCert issue_certificate(const TestPki& pki, const std::string& name, int days) {
-  cert_maker_detail::openssl(pki.dir, "req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + name +
-                                          ".key -out " + name + ".csr -subj '/CN=localhost'");
-  cert_maker_detail::openssl(pki.dir, "x509 -req -in " + name + ".csr -CA ca.pem -CAkey ca.key -CAcreateserial -out " +
-                                          name + ".pem -days " + std::to_string(days) + " -extfile server.ext");
+  pki.issue(name, "localhost", "ca", "server.ext", days);
   return {pki.dir / (name + ".pem"), pki.dir / (name + ".key")};
 }
 
@@ -41,10 +29,10 @@ inline IssuedCert issue_expired_certificate(const TestPki& pki) {
                                    "copy_extensions = copy\n[ any ]\ncommonName = supplied\n";
   std::ofstream(dir / "index.txt").close();
   std::ofstream(dir / "expired.srl") << "1000\n";
-  cert_maker_detail::openssl(dir, "req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout expired.key "
-                                  "-out expired.csr -subj '/CN=localhost'");
-  cert_maker_detail::openssl(dir, "ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in expired.csr -out expired.pem "
-                                  "-startdate 20200101000000Z -enddate 20200102000000Z -extfile server.ext -notext");
+  pki.openssl("req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout expired.key "
+              "-out expired.csr -subj '/CN=localhost'");
+  pki.openssl("ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in expired.csr -out expired.pem "
+              "-startdate 20200101000000Z -enddate 20200102000000Z -extfile server.ext -notext");
   return {dir / "expired.pem", dir / "expired.key"};
 }
 

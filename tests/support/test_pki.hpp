@@ -43,21 +43,12 @@ struct TestPki {
     write("other.ext",
           "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
           "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:registrar.other-university.example\n");
-    const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-    // The CA.
-    run("req -x509" + ec + " -keyout ca.key -out ca.pem -days 2 -subj '/CN=studentsvc test CA'"
-        " -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign");
-    // localhost / 127.0.0.1, signed by the CA.
-    run("req" + ec + " -keyout server.key -out server.csr -subj '/CN=localhost'");
-    run("x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2"
-        " -extfile server.ext");
+    make_ca("ca", "studentsvc test CA");
+    issue("server", "localhost", "ca", "server.ext");  // localhost / 127.0.0.1, signed by the CA
     // The same names, self-signed (not trusted).
-    run("req -x509" + ec + " -keyout self.key -out self.pem -days 2 -subj '/CN=localhost'"
-        " -addext subjectAltName=DNS:localhost,IP:127.0.0.1");
-    // Another host name, signed by the trusted CA.
-    run("req" + ec + " -keyout other.key -out other.csr -subj '/CN=registrar.other-university.example'");
-    run("x509 -req -in other.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out other.pem -days 2"
-        " -extfile other.ext");
+    openssl("req -x509" + std::string(ec_key) + " -keyout self.key -out self.pem -days 2 -subj '/CN=localhost'"
+            " -addext subjectAltName=DNS:localhost,IP:127.0.0.1");
+    issue("other", "registrar.other-university.example", "ca", "other.ext");  // another host name, the trusted CA
   }
   // Filled by add_client_pki().
   fs::path client_ca_cert, client_cert, client_key, client_key_encrypted, rogue_client_cert, rogue_client_key;
@@ -76,19 +67,31 @@ struct TestPki {
     rogue_client_key = dir / "rogue-client.key";
     write("client.ext",
           "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n");
-    const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-    run("req -x509" + ec + " -keyout client-ca.key -out client-ca.pem -days 2 -subj '/CN=studentsvc test client CA'"
-        " -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign");
-    run("req" + ec + " -keyout client.key -out client.csr -subj '/CN=registrar-app'");
-    run("x509 -req -in client.csr -CA client-ca.pem -CAkey client-ca.key -CAcreateserial -out client.pem -days 2"
-        " -extfile client.ext");
-    run("pkey -in client.key -aes256 -passout 'pass:" + key_password + "' -out client-encrypted.key");
+    make_ca("client-ca", "studentsvc test client CA");
+    issue("client", "registrar-app", "client-ca", "client.ext");
+    openssl("pkey -in client.key -aes256 -passout 'pass:" + key_password + "' -out client-encrypted.key");
     // Signed by the server CA: a real certificate, from a CA the server does not take for clients.
-    run("req" + ec + " -keyout rogue-client.key -out rogue-client.csr -subj '/CN=registrar-app'");
-    run("x509 -req -in rogue-client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out rogue-client.pem -days 2"
-        " -extfile client.ext");
+    issue("rogue-client", "registrar-app", "ca", "client.ext");
     server_pin = pin_of("server.pem");
     self_pin = pin_of("self.pem");
+  }
+
+  /// `<name>.key` and `<name>.pem` for the common name `cn`, signed by the CA
+  /// `<ca>.pem` with the extensions file `ext`, valid `days` from now.
+  void issue(const std::string& name, const std::string& cn, const std::string& ca, const std::string& ext,
+             int days = 2) const {
+    openssl("req" + std::string(ec_key) + " -keyout " + name + ".key -out " + name + ".csr -subj '/CN=" + cn + "'");
+    openssl("x509 -req -in " + name + ".csr -CA " + ca + ".pem -CAkey " + ca + ".key -CAcreateserial -out " + name +
+            ".pem -days " + std::to_string(days) + " -extfile " + ext);
+  }
+  /// Runs `openssl <args>` in the folder; throws with openssl's output when it fails.
+  void openssl(const std::string& args) const {
+    const std::string cmd = "cd '" + dir.string() + "' && openssl " + args + " > openssl.log 2>&1";
+    if (std::system(cmd.c_str()) != 0) {  // NOLINT(cert-env33-c): a fixed command line
+      std::ifstream log(dir / "openssl.log");
+      const std::string why((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+      throw std::runtime_error("openssl " + args + " failed: " + why);
+    }
   }
 
   ~TestPki() {
@@ -99,25 +102,24 @@ struct TestPki {
   TestPki& operator=(const TestPki&) = delete;
 
  private:
+  static constexpr const char* ec_key = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+
   void write(const char* name, const std::string& text) const { std::ofstream(dir / name) << text; }
+  /// A self-signed CA, `<name>.key` and `<name>.pem`.
+  void make_ca(const std::string& name, const std::string& cn) const {
+    openssl("req -x509" + std::string(ec_key) + " -keyout " + name + ".key -out " + name + ".pem -days 2 -subj '/CN=" +
+            cn + "' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign");
+  }
   /// curl's `sha256//<base64>` pin of a certificate's public key (SHA-256 of its DER SubjectPublicKeyInfo).
   std::string pin_of(const std::string& cert) const {
-    run("x509 -in " + cert + " -pubkey -noout -out pin.pub");
-    run("pkey -pubin -in pin.pub -outform der -out pin.der");
-    run("dgst -sha256 -binary -out pin.bin pin.der");
-    run("base64 -A -in pin.bin -out pin.b64");
+    openssl("x509 -in " + cert + " -pubkey -noout -out pin.pub");
+    openssl("pkey -pubin -in pin.pub -outform der -out pin.der");
+    openssl("dgst -sha256 -binary -out pin.bin pin.der");
+    openssl("base64 -A -in pin.bin -out pin.b64");
     std::ifstream in(dir / "pin.b64");
     std::string b64;
     in >> b64;
     return "sha256//" + b64;
-  }
-  void run(const std::string& args) const {
-    const std::string cmd = "cd '" + dir.string() + "' && openssl " + args + " > openssl.log 2>&1";
-    if (std::system(cmd.c_str()) != 0) {  // NOLINT(cert-env33-c): a fixed command line
-      std::ifstream log(dir / "openssl.log");
-      const std::string why((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-      throw std::runtime_error("openssl " + args + " failed: " + why);
-    }
   }
 };
 

@@ -11,16 +11,16 @@
 #               a minute of CPU each, run side by side: scripts/fuzz.sh
 #   packaging   manifests, the API reference without a Doxygen warning, the
 #               README's install command, header-only and compiled: scripts/check-packaging.sh
-#   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (RelWithDebInfo, -O2): every test that
+#   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (no build type): every test that
 #               needs no libcurl, the no-curl consumer projects among them
 #   demo        the README's other command, scripts/demo.sh: builds the tool
 #               (dev preset, header-only) and runs it on the mock
-#   clang       clang-16 + libc++, -DCMAKE_BUILD_TYPE=Release and nothing else: the whole
-#               tree (the tool and README example header-only) without a warning, and its
-#               suite: CI's one clang + libc++ build
+#   clang       clang-16 + libc++, no build type and nothing else: the whole tree (the
+#               tool and README example header-only) without a warning, and its suite:
+#               CI's one clang + libc++ build
 #   options     each option of the README's table, turned from its default,
 #               configures and generates (two at a time)
-#   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (Release): the SDK built as a library, the
+#   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (no build type): the SDK built as a library, the
 #               examples and the tool against it, run on the mock (the tests link
 #               the same compiled sources in every build)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`

@@ -791,3 +791,93 @@ TEST_CASE("fail-fast end to end: 5,000 lookups against a server answering 401 se
   REQUIRE(summary.stopped_by);
   CHECK(summary.stopped_by->status == 401);
 }
+
+namespace {
+
+// Runs `handle` with run_here_or_submit and says on which thread its completion ran.
+std::thread::id run_here(CurlEventLoop& loop, CURL* handle, CURLcode& code) {
+  std::promise<std::thread::id> ran_on;
+  auto future = ran_on.get_future();
+  loop.run_here_or_submit(handle, [&](TransferOutcome o) {
+    code = o.code;
+    ran_on.set_value(std::this_thread::get_id());
+  });
+  return future.get();  // ready at once when it ran here; after the event thread's completion otherwise
+}
+
+}  // namespace
+
+TEST_CASE("a blocking transfer runs on the calling thread while the loop is idle, on the event thread while it is busy",
+          "[event_loop][concurrency]") {
+  RawServer server([&](int fd, int) {
+    server.serve(fd, [](const std::string& request, int) {
+      return RawServer::response(200, RawServer::target_of(request));
+    });
+  });
+  CurlEventLoop loop;
+  Request request(server.base_url() + "/here");
+  CURLcode code = CURLE_FAILED_INIT;
+  // The event thread parks once it has nothing to do (after its start, on a loaded
+  // machine later): from then on the transfer runs here, with no hand-off.
+  CHECK(eventually([&] {
+    request.body.clear();
+    return run_here(loop, request.handle, code) == std::this_thread::get_id();
+  }));
+  CHECK(code == CURLE_OK);
+  CHECK(request.body == "/here");
+  CHECK(loop.pending() == 0);
+
+  // With a transfer in flight on the event thread, the loop is not idle: it goes there.
+  const RawServer stalling = stalling_mid_body_server();
+  Request stalled(stalling.base_url() + "/stalled");
+  Seen stalled_seen;
+  const auto stalled_id = loop.submit(stalled.handle, stalled_seen.completion());
+  request.body.clear();
+  CHECK(run_here(loop, request.handle, code) != std::this_thread::get_id());
+  CHECK(code == CURLE_OK);
+  CHECK(request.body == "/here");
+  loop.cancel(stalled_id);
+  REQUIRE(stalled_seen.done.wait_for(10s) == std::future_status::ready);
+  CHECK(stalled_seen.done.get().cancelled);
+}
+
+TEST_CASE("work submitted while a transfer runs on the calling thread takes it to the event thread, mid-flight",
+          "[event_loop][concurrency]") {
+  // /slow is answered only once /fast has been: if the submitted transfer had to
+  // wait for the one running on the calling thread, /slow would wait the full 10 s.
+  std::atomic<bool> fast_served{false};
+  std::atomic<bool> slow_arrived{false};
+  RawServer server([&](int fd, int) {
+    server.serve(fd, [&](const std::string& request, int) {
+      const std::string target = RawServer::target_of(request);
+      if (target == "/slow") {
+        slow_arrived = true;
+        const bool in_order = eventually([&] { return fast_served.load(); });
+        return RawServer::response(200, in_order ? "slow after fast" : "slow alone");
+      }
+      fast_served = true;
+      return RawServer::response(200, target);
+    });
+  });
+  CurlEventLoop loop;
+  Request warm(server.base_url() + "/warm");
+  CURLcode code = CURLE_FAILED_INIT;
+  REQUIRE(eventually([&] { return run_here(loop, warm.handle, code) == std::this_thread::get_id(); }));
+
+  Request slow(server.base_url() + "/slow");
+  std::thread::id slow_ran_on;
+  CURLcode slow_code = CURLE_FAILED_INIT;
+  std::thread caller([&] { slow_ran_on = run_here(loop, slow.handle, slow_code); });
+  REQUIRE(eventually([&] { return slow_arrived.load(); }));
+  Request fast(server.base_url() + "/fast");
+  Seen fast_seen;
+  loop.submit(fast.handle, fast_seen.completion());
+  REQUIRE(fast_seen.done.wait_for(20s) == std::future_status::ready);
+  CHECK(fast_seen.done.get().code == CURLE_OK);
+  caller.join();
+  CHECK(slow_code == CURLE_OK);
+  CHECK(slow.body == "slow after fast");
+  CHECK(fast.body == "/fast");
+  CHECK(slow_ran_on != std::this_thread::get_id());
+  CHECK(loop.pending() == 0);
+}

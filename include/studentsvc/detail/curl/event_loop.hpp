@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -98,9 +99,13 @@ class TransferCompletion {
 ///   (from a completion): that would be a join of itself.
 /// - libcurl's global init must have happened (curl_easy_init does it), which
 ///   holds for any caller that has an easy handle to submit.
+/// - run_here_or_submit() runs a transfer on the calling thread, on the same
+///   multi handle (and so the same connections), while the event thread has
+///   nothing to do: a blocking call then costs no hand-off between threads.
+///   The event thread parks meanwhile; work submitted for it takes the
+///   transfer over mid-flight, and its completion then runs on the event thread.
 /// - If the event thread cannot start (no curl multi handle, no thread), the
-///   completion runs at once on the calling thread with CURLE_FAILED_INIT:
-///   the only case where it does not run on the event thread.
+///   completion runs at once on the calling thread with CURLE_FAILED_INIT.
 class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore> {
  public:
   using TransferId = std::uint64_t;
@@ -121,6 +126,61 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
   /// running here, completes with CURLE_BAD_FUNCTION_ARGUMENT without running.
   TransferId submit(CURL* easy, TransferCompletion done) {
     return enqueue(transfer_of(easy, std::move(done)), NoStop{});
+  }
+
+  /// @brief submit(), but run on the calling thread while the event thread is
+  /// idle (parked: no transfer, no timer, nothing queued), with `done` called
+  /// here before it returns. Work that arrives meanwhile takes the transfer to
+  /// the event thread, where `done` then runs. The caller waits for `done`
+  /// either way; it must not be the event thread.
+  void run_here_or_submit(CURL* easy, TransferCompletion done) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!start_locked() || !parked_ || driven_here_ || stopping_ || has_work_locked()) {
+        lock.unlock();
+        submit(easy, std::move(done));
+        return;
+      }
+      driven_here_ = true;  // the event thread stays parked: multi_ is this thread's
+      ++in_flight_;
+      peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+    }
+    TransferPtr transfer = transfer_of(easy, std::move(done));
+    transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
+    if (easy == nullptr || curl_multi_add_handle(multi_, easy) != CURLM_OK) {
+      complete(std::move(transfer), TransferOutcome{CURLE_BAD_FUNCTION_ARGUMENT, false});
+      stop_driving_here(true);
+      return;
+    }
+    for (;;) {
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      std::optional<TransferOutcome> outcome;
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+        if (msg->msg == CURLMSG_DONE && msg->easy_handle == easy) outcome = TransferOutcome{msg->data.result, false};
+      }
+      if (outcome) {
+        curl_multi_remove_handle(multi_, easy);
+        // Still this thread's turn: the completion touches what only the driver may.
+        complete(std::move(transfer), *outcome);
+        stop_driving_here(true);
+        return;
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        if (stopping_ || has_work_locked()) {
+          // The event thread has work: it takes this transfer over where it is.
+          active_.emplace(easy, std::move(transfer));
+        }
+      }
+      if (!transfer) {
+        stop_driving_here(false);
+        return;
+      }
+      // Submissions and cancels end the wait with curl_multi_wakeup.
+      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+    }
   }
 
   /// @brief Runs `done` on the event thread once `delay` has passed (0 or less:
@@ -146,14 +206,12 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
   /// @brief Cancels the transfer `id` if it is queued or in flight (it completes
   /// as cancelled); no effect once it has completed. Thread-safe.
   void cancel(TransferId id) {
-    CURLM* multi = nullptr;
     {
       const std::lock_guard lock(mutex_);
       if (multi_ == nullptr) return;  // nothing was ever submitted
       cancel_requests_.push_back(id);
-      multi = multi_;
     }
-    curl_multi_wakeup(multi);
+    wake();
   }
 
   /// @brief Transfers submitted and not yet completed (queued or in flight).
@@ -266,8 +324,39 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
       complete(std::move(transfer), TransferOutcome{CURLE_FAILED_INIT, false});
       return id;
     }
-    curl_multi_wakeup(multi);
+    wake();
     return id;
+  }
+
+  // Work the event thread must take (mutex_ held).
+  [[nodiscard]] bool has_work_locked() const {
+    return !queue_.empty() || !incoming_timers_.empty() || !cancel_requests_.empty();
+  }
+
+  // Ends whichever wait the loop is in: the event thread parked, or a thread
+  // (the event thread or a caller driving here) in curl_multi_poll.
+  void wake() {
+    CURLM* multi = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      multi = multi_;
+    }
+    wake_.notify_one();
+    if (multi != nullptr) curl_multi_wakeup(multi);
+  }
+
+  // A caller driving here gives multi_ back; the event thread goes on from
+  // where it parked (it runs whatever arrived meanwhile).
+  void stop_driving_here(bool finished) {
+    bool event_thread_has_work = false;
+    {
+      const std::lock_guard lock(mutex_);
+      driven_here_ = false;
+      if (finished) --in_flight_;
+      event_thread_has_work = stopping_ || has_work_locked() || !finished;
+    }
+    // Only then: waking a parked thread for nothing costs two context switches a call.
+    if (event_thread_has_work) wake_.notify_one();
   }
 
   // Starts the multi handle and the thread on first use (mutex_ held); false
@@ -323,7 +412,7 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
       thread_.detach();
       return;
     }
-    curl_multi_wakeup(multi_);
+    wake();
     thread_.join();
     const std::lock_guard lock(mutex_);
     curl_multi_cleanup(multi_);
@@ -471,11 +560,19 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
       }
       fire_due_timers();
       {
-        const std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
         if (stopping_ && queue_.empty() && active_.empty() && timers_.empty() && incoming_timers_.empty()) return;
         // Submissions, timers and cancels made by completions above: take them now.
         if (!cancel_requests_.empty() || !incoming_timers_.empty() || (stopping_ && !queue_.empty()) ||
             (!queue_.empty() && in_flight_ < max_in_flight_)) {
+          continue;
+        }
+        if (active_.empty() && timers_.empty() && !stopping_) {
+          // Nothing for multi_ to drive: park off it, so a blocking caller may
+          // drive it on its own thread (run_here_or_submit) until work comes.
+          parked_ = true;
+          wake_.wait(lock, [&] { return !driven_here_ && (stopping_ || has_work_locked()); });
+          parked_ = false;
           continue;
         }
       }
@@ -497,6 +594,9 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
   std::size_t timers_pending_ = 0;
   std::size_t peak_in_flight_ = 0;
   bool stopping_ = false;
+  bool parked_ = false;       // the event thread waits on wake_, off multi_
+  bool driven_here_ = false;  // a caller's thread drives multi_ (run_here_or_submit)
+  std::condition_variable wake_;
   std::thread thread_;
   CURLM* multi_ = nullptr;  // set once, before the thread starts; freed after it is joined
 
@@ -536,6 +636,8 @@ class CurlEventLoop {
     return core_->schedule(delay, std::move(done), std::move(stop));
   }
 #endif
+  /// @copydoc CurlEventLoopCore::run_here_or_submit
+  void run_here_or_submit(CURL* easy, TransferCompletion done) { core_->run_here_or_submit(easy, std::move(done)); }
   /// @brief Cancels the transfer or timer `id` (no effect once it completed).
   void cancel(TransferId id) { core_->cancel(id); }
   /// @brief Transfers submitted and not yet completed.

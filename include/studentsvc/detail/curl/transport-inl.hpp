@@ -45,8 +45,9 @@ struct CurlTransportState {
   /// Sockets of every connection this transport's handles have open.
   CurlSocketRegistry sockets;
   CurlHandlePool handles;
-  /// The connections the event loop's transfers are on (its thread only; the
-  /// loop, declared after it, runs every completion before this goes).
+  /// The connections the event loop's transfers are on (touched only by the
+  /// thread driving its multi handle; the loop, declared after it, runs every
+  /// completion before this goes).
   ConnectionsInUse async_connections;
 
   /// True on the event thread (inside a completion), where nothing may wait for it.
@@ -107,6 +108,39 @@ struct CurlAsyncCompletion {
     done(std::move(result));
   }
 
+  /// A transfer for `request` on a pooled handle, or nullptr once `done` has
+  /// been told why there is none.
+  static std::unique_ptr<CurlAsyncTransfer> prepare(CurlTransportState& state, HttpRequest request,
+                                                    SendCompletion done, StopToken stop) {
+    auto transfer = std::make_unique<CurlAsyncTransfer>();
+    transfer->request = std::move(request);
+    transfer->done = std::move(done);
+    transfer->stop = std::move(stop);
+    transfer->handle = state.handles.acquire();
+    if (!transfer->handle) {
+      transfer->done(make_error(ErrorKind::transport, "could not create a libcurl handle"));
+      return nullptr;
+    }
+    CURL* h = transfer->handle.get();
+    if (auto prepared = curl_prepare(h, transfer->request, transfer->exchange, state.options.proxy, state.sockets);
+        !prepared) {
+      state.handles.release(std::move(transfer->handle));
+      transfer->done(std::unexpected(std::move(prepared.error())));
+      return nullptr;
+    }
+    // Read and written by whichever thread drives the loop's multi handle, one at a time.
+    transfer->exchange.connections = &state.async_connections;
+    // Wait for a multiplexable connection rather than open another, where HTTP/2 can be offered.
+    curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request.url.starts_with("https:") ? 1L : 0L);
+    return transfer;
+  }
+
+  /// A blocking send's transfer: on the calling thread while the loop is idle.
+  static void run_here_or_submit(CurlTransportState& state, std::unique_ptr<CurlAsyncTransfer> transfer) {
+    CURL* h = transfer->handle.get();
+    state.event_loop().run_here_or_submit(h, CurlAsyncCompletion{&state, std::move(transfer)});
+  }
+
   static void submit(CurlTransportState& state, std::unique_ptr<CurlAsyncTransfer> transfer) {
     CURL* h = transfer->handle.get();
 #if STUDENTSVC_HAS_STOP_TOKEN
@@ -145,15 +179,17 @@ STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& re
     state_->handles.release(std::move(handle));
     return result;
   }
-  // Everywhere else on the event loop: one connection pool for every form.
+  // Everywhere else on the event loop's multi handle: one connection pool for
+  // every form. Driven on this thread while the event thread is idle (no hand-off).
   std::mutex mutex;
   std::condition_variable ready;
   std::optional<Result<HttpResponse>> outcome;
-  send_async(request, [&](Result<HttpResponse> r) {
+  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, request, [&](Result<HttpResponse> r) {
     const std::lock_guard lock(mutex);
     outcome = std::move(r);
     ready.notify_one();  // under the lock: `ready` lives on the waiting caller's stack
   }, StopToken{});
+  if (transfer) detail::CurlAsyncCompletion::run_here_or_submit(*state_, std::move(transfer));
   std::unique_lock lock(mutex);
   ready.wait(lock, [&] { return outcome.has_value(); });
   return std::move(*outcome);
@@ -210,27 +246,8 @@ STUDENTSVC_INLINE void CurlTransport::send_async(HttpRequest request, SendComple
     done(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
     return;
   }
-  auto transfer = std::make_unique<detail::CurlAsyncTransfer>();
-  transfer->request = std::move(request);
-  transfer->done = std::move(done);
-  transfer->stop = std::move(stop);
-  transfer->handle = state_->handles.acquire();
-  if (!transfer->handle) {
-    transfer->done(make_error(ErrorKind::transport, "could not create a libcurl handle"));
-    return;
-  }
-  CURL* h = transfer->handle.get();
-  if (auto prepared =
-          detail::curl_prepare(h, transfer->request, transfer->exchange, state_->options.proxy, state_->sockets);
-      !prepared) {
-    state_->handles.release(std::move(transfer->handle));
-    transfer->done(std::unexpected(std::move(prepared.error())));
-    return;
-  }
-  transfer->exchange.connections = &state_->async_connections;  // read and written on the event thread only
-  // Wait for a multiplexable connection rather than open another, where HTTP/2 can be offered.
-  curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request.url.starts_with("https:") ? 1L : 0L);
-  detail::CurlAsyncCompletion::submit(*state_, std::move(transfer));
+  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, std::move(request), std::move(done), std::move(stop));
+  if (transfer) detail::CurlAsyncCompletion::submit(*state_, std::move(transfer));
 }
 
 STUDENTSVC_INLINE void CurlTransport::run_after(std::chrono::milliseconds delay, std::function<void(bool)> fn,

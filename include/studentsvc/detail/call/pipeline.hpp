@@ -235,11 +235,13 @@ class Call : public std::enable_shared_from_this<Call<T>> {
 
   // A request to run attempts of, under `policy`: the first, or the one rebuilt after a 401.
   void use_request(HttpRequest request, const RetryPolicy& policy, bool idempotent, RetryReason first_reason) {
+    // A request replaced (rebuilt after a 401) keeps its credentials secret in
+    // this call's text; the current one's are worked out only when text is scrubbed.
+    if (context_.secrets && !request_.url.empty()) add_secrets(secrets_, context_.secrets(request_.headers));
     request_ = std::move(request);
     if (logger().enabled(LogLevel::trace)) {
       logger().log(LogLevel::trace, spec_.name + ": " + request_.method + " headers: " + redacted_headers(request_.headers));
     }
-    if (context_.secrets) add_secrets(secrets_, context_.secrets(request_.headers));
     events_ = attempt_context(context_.sink, spec_.endpoint, spec_.has_sub_path, request_, *context_.request_id_headers);
     events_.attempts_before = attempts_before_;
     events_.first_reason = first_reason;
@@ -451,7 +453,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
                          (outcome ? "status " + std::to_string(outcome->status)
                                   : "transport error: " + outcome.error().message) +
                          " after " + std::to_string(attempts()) + " attempt(s), " + std::to_string(ms) + " ms";
-      scrub(line, secrets_);
+      scrub(line, secrets());
       logger().log(LogLevel::debug, line);
     }
     std::string request_id = request_id_of(outcome, *context_.request_id_headers);
@@ -460,9 +462,17 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       result.error().attempts = attempts();
       result.error().request_id = std::move(request_id);
       // Only on failure: a successful call carries no text from the server to scrub.
-      scrub(result.error(), secrets_);
+      scrub(result.error(), secrets());
     }
     finish(std::move(result));
+  }
+
+  // Every credential this call's requests carried (most calls succeed with
+  // nothing to scrub: no need to work them out on every call).
+  [[nodiscard]] std::vector<std::string> secrets() const {
+    std::vector<std::string> all = secrets_;
+    if (context_.secrets) add_secrets(all, context_.secrets(request_.headers));
+    return all;
   }
 
   void finish(Result<T> result) {
@@ -496,7 +506,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   int attempt_number_ = 0;
   int attempts_before_ = 0;
   std::chrono::steady_clock::time_point attempt_start_;
-  std::vector<std::string> secrets_;
+  std::vector<std::string> secrets_;  // of the requests this call replaced; see secrets()
   std::optional<Result<HttpResponse>> last_;
   bool refreshed_ = false;
   bool finished_ = false;

@@ -14,10 +14,10 @@
 #   clang-libcxx  the headers and the unit tests with clang-16 and libc++, Debug
 #                 (on request: CI's `clang` stage builds clang + libc++ as a user does)
 #
-# The asan and clang-libcxx presets link the examples and the tool to the SDK
-# compiled once (STUDENTSVC_PROGRAMS_LINK_COMPILED), as the tests are: the
-# bodies run under the sanitizer all the same, compiled once instead of in
-# each program. ctest runs STUDENTSVC_JOBS tests at a time (CTEST_PARALLEL_LEVEL).
+# The examples and the tool link the SDK compiled once, as the tests do
+# (STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default): the bodies run under the
+# sanitizer all the same, compiled once instead of in each program. ctest runs
+# STUDENTSVC_JOBS tests at a time (CTEST_PARALLEL_LEVEL).
 #
 #   scripts/check-sanitizers.sh                  asan and tsan, in that order (CI)
 #   scripts/check-sanitizers.sh tsan clang-libcxx

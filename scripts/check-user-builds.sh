@@ -10,8 +10,7 @@
 #   default   cmake -B build/ci-default with no build type (no -O, no -g) and the
 #             benchmarks on (STUDENTSVC_BUILD_BENCHMARKS): the whole tree without
 #             a warning, then the suite but the consumer projects (`packaging`,
-#             which configure their own builds and run in the main suite). The
-#             examples and the tool are header-only, as in a user's build. CI
+#             which configure their own builds and run in the main suite). CI
 #             builds this configuration under ASan + UBSan instead (the asan
 #             preset): one build, not two.
 #   no-curl   cmake -B build/ci-nocurl -DSTUDENTSVC_WITH_CURL=OFF, no build type:
@@ -68,7 +67,7 @@ run_release() {
 
 run_default() {
   local dir=build/ci-default
-  # As a user builds it: the examples and the tool header-only, at no -O.
+  # As a user builds it, at no -O.
   cmake -B "$dir" -DSTUDENTSVC_BUILD_BENCHMARKS=ON
   build_without_warnings "no-build-type" "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
@@ -105,7 +104,8 @@ run_options() {
   for option in STUDENTSVC_BUILD_TOOLS=OFF STUDENTSVC_INSTALL_TOOLS=OFF STUDENTSVC_BUILD_EXAMPLES=OFF \
                 STUDENTSVC_BUILD_E2E_TESTS=OFF STUDENTSVC_BUILD_DOCS=OFF STUDENTSVC_INSTALL=OFF \
                 STUDENTSVC_BUILD_TESTING=OFF STUDENTSVC_WERROR=ON \
-                STUDENTSVC_HEADER_ONLY=OFF STUDENTSVC_WITH_CURL=OFF STUDENTSVC_BUILD_BENCHMARKS=ON; do
+                STUDENTSVC_HEADER_ONLY=OFF STUDENTSVC_WITH_CURL=OFF STUDENTSVC_BUILD_BENCHMARKS=ON \
+                STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF; do
     if [ ${#pids[@]} -ge "$CMAKE_BUILD_PARALLEL_LEVEL" ]; then
       wait "${pids[0]}" || failed=1
       pids=("${pids[@]:1}")

@@ -24,17 +24,16 @@
 #               examples and the tool against it, run on the mock (the tests link
 #               the same compiled sources in every build)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
-#               with nothing beside it (examples and the tool header-only), without a
-#               warning (scripts/check-user-builds.sh),
+#               with nothing beside it, without a warning (scripts/check-user-builds.sh),
 #   and last the whole suite in that Release build (the consumer projects
 #   included: each builds its app with no build type), so the run ends with
 #   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`.
 #
-# The tests link the SDK compiled once per build (studentsvc_compiled); in the
-# ASan build the examples and the tool do too (STUDENTSVC_PROGRAMS_LINK_COMPILED),
-# so each body is compiled once per build. Header-only programs are built by the
-# release and clang builds, the demo (no -O, as the no-build-type build has it),
-# the consumer projects and the header checks of every header-only build.
+# The tests, the examples and the tool link the SDK compiled once per build
+# (studentsvc_compiled; STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default), so
+# each body is compiled once per build. Header-only programs: the README's usage
+# example and curl_transport_test in every build, the consumer projects, and
+# the header checks of every header-only build (those at -O0: never run).
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.

@@ -57,6 +57,17 @@
 #include <studentsvc/testing/detail/header_tap.hpp>
 #include <studentsvc/testing/mock_data.hpp>
 
+// Internal to this repository: 1 where MockServer's bodies come from one
+// compiled TU (src/testing.cpp) instead of every TU that includes this header.
+#ifndef STUDENTSVC_TESTING_SEPARATE
+#define STUDENTSVC_TESTING_SEPARATE 0
+#endif
+#if STUDENTSVC_TESTING_SEPARATE
+#define STUDENTSVC_TESTING_INLINE
+#else
+#define STUDENTSVC_TESTING_INLINE inline
+#endif
+
 namespace studentsvc::testing {
 
 /// @brief One request as the mock received it.
@@ -181,33 +192,7 @@ class MockServer {
   explicit MockServer(MockServerOptions options = {}) : MockServer(std::move(options), std::string(), std::string()) {}
 
   /// @brief Starts an HTTPS mock with this PEM certificate (chain) and key.
-  MockServer(MockServerOptions options, const std::string& cert_file, const std::string& key_file)
-      : options_(std::move(options)), prefix_(normalise_prefix(options_.path_prefix)), tls_(!cert_file.empty()) {
-    options_.path_prefix = prefix_;
-    if (tls_) {
-      server_ = std::make_unique<httplib::SSLServer>(cert_file.c_str(), key_file.c_str());
-    } else {
-      server_ = detail::make_plain_server();
-    }
-    server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
-    server_->set_keep_alive_max_count(100000);
-    server_->set_tcp_nodelay(true);  // no Nagle/delayed-ACK stall between header and body writes
-    const auto keep_alive = std::max<std::chrono::seconds::rep>(1, options_.keep_alive_timeout.count());
-    server_->set_keep_alive_timeout(static_cast<time_t>(keep_alive));
-    install_routes();
-    if (options_.port > 0 && options_.port <= 65535) {
-      port_ = server_->bind_to_port("127.0.0.1", options_.port) ? options_.port : 0;
-    } else if (options_.port == 0) {
-      port_ = server_->bind_to_any_port("127.0.0.1");
-    }
-    if (port_ > 0) {
-      thread_ = std::thread([this] { server_->listen_after_bind(); });
-      // cpp-httplib 0.11 has no wait_until_ready(); poll is_running() briefly.
-      for (int i = 0; i < 2000 && !server_->is_running(); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
-  }
+  MockServer(MockServerOptions options, const std::string& cert_file, const std::string& key_file);
 
   ~MockServer() { stop(); }
   MockServer(const MockServer&) = delete;
@@ -234,19 +219,7 @@ class MockServer {
   /// `svc-api-key` (SvcApiKeyMode::custom when it differs from the API key, as
   /// by default), the first (extended-approved) account, and the loopback
   /// opt-in for plain HTTP.
-  [[nodiscard]] ClientOptions client_options() const {
-    const MockServerOptions o = snapshot();
-    ClientOptions c;
-    c.base_url = base_url();
-    c.auth.api_key = o.api_key;
-    if (o.svc_api_key && *o.svc_api_key != o.api_key) {
-      c.auth.svc_api_key_mode = SvcApiKeyMode::custom;
-      c.auth.svc_api_key = *o.svc_api_key;
-    }
-    if (!o.accounts.empty()) c.auth.basic = BasicCredential{o.accounts.front().network_id, o.accounts.front().password};
-    c.allow_insecure_loopback = !tls_;
-    return c;
-  }
+  [[nodiscard]] ClientOptions client_options() const;
 
   /// @brief Every request received so far, in arrival order.
   [[nodiscard]] std::vector<RecordedRequest> requests() const {
@@ -614,5 +587,53 @@ class MockServer {
   std::atomic<int> in_flight_{0};
   std::atomic<int> max_in_flight_{0};
 };
+
+// The bodies that start the server (its routes: every handler) and copy its
+// options. Header-only by default; this repository's own tests and programs
+// compile them once (src/testing.cpp, STUDENTSVC_TESTING_SEPARATE: internal).
+#if !STUDENTSVC_TESTING_SEPARATE || defined(STUDENTSVC_TESTING_SOURCE)
+STUDENTSVC_TESTING_INLINE MockServer::MockServer(MockServerOptions options, const std::string& cert_file,
+                                              const std::string& key_file)
+    : options_(std::move(options)), prefix_(normalise_prefix(options_.path_prefix)), tls_(!cert_file.empty()) {
+  options_.path_prefix = prefix_;
+  if (tls_) {
+    server_ = std::make_unique<httplib::SSLServer>(cert_file.c_str(), key_file.c_str());
+  } else {
+    server_ = detail::make_plain_server();
+  }
+  server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  server_->set_keep_alive_max_count(100000);
+  server_->set_tcp_nodelay(true);  // no Nagle/delayed-ACK stall between header and body writes
+  const auto keep_alive = std::max<std::chrono::seconds::rep>(1, options_.keep_alive_timeout.count());
+  server_->set_keep_alive_timeout(static_cast<time_t>(keep_alive));
+  install_routes();
+  if (options_.port > 0 && options_.port <= 65535) {
+    port_ = server_->bind_to_port("127.0.0.1", options_.port) ? options_.port : 0;
+  } else if (options_.port == 0) {
+    port_ = server_->bind_to_any_port("127.0.0.1");
+  }
+  if (port_ > 0) {
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    // cpp-httplib 0.11 has no wait_until_ready(); poll is_running() briefly.
+    for (int i = 0; i < 2000 && !server_->is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+STUDENTSVC_TESTING_INLINE ClientOptions MockServer::client_options() const {
+  const MockServerOptions o = snapshot();
+  ClientOptions c;
+  c.base_url = base_url();
+  c.auth.api_key = o.api_key;
+  if (o.svc_api_key && *o.svc_api_key != o.api_key) {
+    c.auth.svc_api_key_mode = SvcApiKeyMode::custom;
+    c.auth.svc_api_key = *o.svc_api_key;
+  }
+  if (!o.accounts.empty()) c.auth.basic = BasicCredential{o.accounts.front().network_id, o.accounts.front().password};
+  c.allow_insecure_loopback = !tls_;
+  return c;
+}
+#endif
 
 }  // namespace studentsvc::testing

@@ -14,10 +14,10 @@
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (no build type): every test that
 #               needs no libcurl, the no-curl consumer projects among them
 #   demo        the README's other command, scripts/demo.sh: builds the tool
-#               (dev preset, header-only) and runs it on the mock
-#   clang       clang-16 + libc++, no build type and nothing else: the whole tree (the
-#               tool and README example header-only) without a warning, and its suite:
-#               CI's one clang + libc++ build
+#               (dev preset) and runs it on the mock
+#   clang       clang-16 + libc++, no build type, STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF:
+#               the whole tree (the tool and its examples header-only) without a
+#               warning, and its suite: CI's one clang + libc++ build
 #   options     each option of the README's table, turned from its default,
 #               configures and generates (two at a time)
 #   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (no build type): the SDK built as a library, the
@@ -32,8 +32,9 @@
 # The tests, the examples and the tool link the SDK compiled once per build
 # (studentsvc_compiled; STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default), so
 # each body is compiled once per build. Header-only programs: the README's usage
-# example and curl_transport_test in every build, the consumer projects, and
-# the header checks of every header-only build (those at -O0: never run).
+# example and curl_transport_test in every build, the consumer projects, the
+# tool and the examples in the clang stage, and the header checks of every
+# header-only build (those at -O0: never run).
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.

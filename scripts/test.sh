@@ -4,15 +4,18 @@
 # stage covers (every ctest runs -j STUDENTSVC_JOBS, default nproc: CI's 2 cores):
 #   deps        scripts/install-deps.sh --ci
 #   sanitizers  scripts/check-sanitizers.sh, warnings as errors: ASan + UBSan
-#               in the build with no build type (no -O, benchmarks on: the
-#               whole tree, the whole suite but the consumer projects); TSan
+#               in the build with no build type and in compiled mode
+#               (-DSTUDENTSVC_HEADER_ONLY=OFF: the SDK as a library, the tests,
+#               examples and tool linked to it), benchmarks on (the
+#               whole tree but the per-header checks, the whole suite but the
+#               consumer projects); TSan
 #               (RelWithDebInfo -O1, target tsan_tests: the `concurrency` tests)
-#   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), about
-#               a minute of CPU each, run side by side: scripts/fuzz.sh
+#   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), 30 s
+#               of CPU each (FUZZ_SECONDS), run side by side: scripts/fuzz.sh
 #   packaging   manifests, the API reference without a Doxygen warning, the
 #               README's install command, header-only and compiled: scripts/check-packaging.sh
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (no build type): every test that
-#               needs no libcurl, the no-curl consumer projects among them
+#               needs no libcurl but the consumer projects (the suite runs them)
 #   demo        the README's other command, scripts/demo.sh: builds the tool
 #               (dev preset) and runs it on the mock
 #   clang       clang-16 + libc++, no build type, STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF:
@@ -20,9 +23,6 @@
 #               warning, and its suite: CI's one clang + libc++ build
 #   options     each option of the README's table, turned from its default,
 #               configures and generates (two at a time)
-#   compiled    -DSTUDENTSVC_HEADER_ONLY=OFF (no build type): the SDK built as a library, the
-#               examples and the tool against it, run on the mock (the tests link
-#               the same compiled sources in every build)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
 #   and last the whole suite in that Release build (the consumer projects
@@ -32,9 +32,10 @@
 # The tests, the examples and the tool link the SDK compiled once per build
 # (studentsvc_compiled; STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default), so
 # each body is compiled once per build. Header-only programs: the README's usage
-# example and curl_transport_test in every build, the consumer projects, the
-# tool and the examples in the clang stage, and the header checks of every
-# header-only build (those at -O0: never run).
+# example and curl_transport_test in every header-only build (all but the ASan
+# one), the consumer projects, the tool and the examples in the clang stage, and
+# the header checks of every header-only build without a sanitizer (those at
+# -O0: never run). The test programs are unity builds (tests/CMakeLists.txt).
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.
@@ -73,13 +74,12 @@ end() {
 
 begin deps;       bash scripts/install-deps.sh --ci;         end
 begin sanitizers; bash scripts/check-sanitizers.sh;          end
-begin fuzz;       bash scripts/fuzz.sh;                      end
+begin fuzz;       FUZZ_SECONDS=${FUZZ_SECONDS:-30} bash scripts/fuzz.sh; end
 begin packaging;  bash scripts/check-packaging.sh;           end
 begin no-curl;    bash scripts/check-user-builds.sh no-curl; end
 begin demo;       bash scripts/demo.sh;                      end
 begin clang;      bash scripts/check-user-builds.sh clang;   end
 begin options;    bash scripts/check-user-builds.sh options; end
-begin compiled;   bash scripts/check-user-builds.sh compiled; end
 begin release;    bash scripts/check-user-builds.sh release; end
 echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
 

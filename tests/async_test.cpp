@@ -32,6 +32,9 @@
 #include "support/raw_server.hpp"
 #include "support/wait.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace async_test {
+
 using namespace std::chrono_literals;
 using studentsvc::Client;
 using studentsvc::ErrorKind;
@@ -559,3 +562,5 @@ TEST_CASE("run_after: a timer on the event thread, or the calling thread's wait 
 #endif
   }
 }
+
+}  // namespace async_test

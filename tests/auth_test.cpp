@@ -10,6 +10,9 @@
 
 #include <studentsvc/auth.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace auth_test {
+
 using studentsvc::AuthPolicy;
 using studentsvc::BasicCredential;
 using studentsvc::Endpoint;
@@ -261,3 +264,5 @@ TEST_CASE("AuthPolicy::provider: each request carries the provider's current cre
     CHECK_THAT(r.error().message, !Catch::Contains("PW-provided-3"));
   }
 }
+
+}  // namespace auth_test

@@ -27,6 +27,9 @@
 #include "support/fast_retry.hpp"
 #include "support/raw_server.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace batch_test {
+
 using studentsvc::BatchOptions;
 using studentsvc::Client;
 using studentsvc::ErrorKind;
@@ -512,3 +515,5 @@ TEST_CASE("end to end: a student body with a key twice is a decode error naming 
   REQUIRE_FALSE(results[1]);
   CHECK_THAT(results[1].error().message, Catch::Contains("'nfr'"));
 }
+
+}  // namespace batch_test

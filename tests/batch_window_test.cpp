@@ -25,6 +25,9 @@
 #include <studentsvc/detail/batch/window.hpp>
 #include <studentsvc/detail/json/error_body.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace batch_window_test {
+
 using namespace std::chrono_literals;
 using studentsvc::ApiError;
 using studentsvc::ErrorKind;
@@ -312,3 +315,5 @@ TEST_CASE("batch window: synchronous completions, an empty input, a zero window"
   CHECK(empty.sent == 0);
   CHECK(calls == 0);
 }
+
+}  // namespace batch_window_test

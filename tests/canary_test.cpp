@@ -35,6 +35,9 @@
 #include "support/raw_server.hpp"
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace canary_test {
+
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::testing::MockServer;
@@ -577,3 +580,5 @@ TEST_CASE("the client key's password never reaches an ApiError, a log line or to
   REQUIRE_FALSE(lines.empty());
   for (const auto& line : lines) CHECK_THAT(line, !Catch::Contains(key_password));
 }
+
+}  // namespace canary_test

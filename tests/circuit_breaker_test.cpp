@@ -23,6 +23,9 @@
 #include "support/log_capture.hpp"
 #include "support/simulated_time.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace circuit_breaker_test {
+
 using namespace std::chrono_literals;
 using studentsvc::CircuitBreakerOptions;
 using studentsvc::CircuitEvent;
@@ -348,3 +351,5 @@ TEST_CASE("Client::create refuses breaker and hedging options that cannot work",
   const studentsvc::Client direct(options);
   CHECK(direct.get_student("1234567").error().message == "hedging.delay must be positive");
 }
+
+}  // namespace circuit_breaker_test

@@ -32,6 +32,9 @@
 #include "support/process.hpp"
 #include "support/raw_server.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace cli_test {
+
 namespace {
 
 using studentsvc::test::closed_loopback_port;
@@ -744,3 +747,5 @@ TEST_CASE("cli version and --version agree, and help covers config and mock", "[
   CHECK_THAT(tool({"--help"}).out, Catch::Contains("--profile NAME"));
   CHECK(tool({"help", "version", "extra"}).status == 2);
 }
+
+}  // namespace cli_test

@@ -27,6 +27,9 @@
 #include "support/scripted_server.hpp"
 #include "support/wait.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace client_rate_limit_test {
+
 using namespace std::chrono_literals;
 using studentsvc::Client;
 using studentsvc::ErrorKind;
@@ -214,3 +217,5 @@ TEST_CASE("rate limit and retry budget settings are checked when the client is b
   fine.rate_limit.requests_per_second = 0;  // off
   CHECK(Client::create(fine).has_value());
 }
+
+}  // namespace client_rate_limit_test

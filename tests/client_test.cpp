@@ -26,6 +26,9 @@ using studentsvc::testing::FakeTransport;
 
 #include "support/log_capture.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace client_test {
+
 namespace {
 
 using studentsvc::test::LogCapture;
@@ -600,3 +603,5 @@ TEST_CASE("without curl, a Client with no transport says so and sends nothing", 
   }
 }
 #endif
+
+}  // namespace client_test

@@ -26,6 +26,9 @@
 
 #include "support/log_capture.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace coalescing_test {
+
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::HttpRequest;
@@ -269,3 +272,5 @@ TEST_CASE("for_each_student looks each distinct perm of a held roster up once; a
   CHECK(delivered == 3);
   CHECK(f.fake->request_count() - before == 3);
 }
+
+}  // namespace coalescing_test

@@ -20,6 +20,9 @@
 #include "support/fast_retry.hpp"
 #include "support/test_pki.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace concurrency_test {
+
 using namespace std::chrono_literals;
 using studentsvc::testing::MockServer;
 
@@ -214,3 +217,5 @@ TEST_CASE("over HTTPS: 8 threads share TLS sessions and reuse connections safely
   WARN("BENCH concurrency-https calls=" << thread_count * 50 << " connections=" << server.connection_count());
   CHECK(server.connection_count() <= 32);
 }
+
+}  // namespace concurrency_test

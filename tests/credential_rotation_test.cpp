@@ -20,6 +20,9 @@
 
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace credential_rotation_test {
+
 using namespace std::chrono_literals;
 using studentsvc::testing::MockServer;
 using Clock = std::chrono::steady_clock;
@@ -144,3 +147,5 @@ TEST_CASE("credentials rotated on disk under 8 threads: no call fails once a rot
   CHECK(failed_after == 0);
   CHECK(foreign == 0);
 }
+
+}  // namespace credential_rotation_test

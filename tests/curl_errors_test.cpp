@@ -22,6 +22,9 @@
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace curl_errors_test {
+
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::HttpRequest;
@@ -218,3 +221,5 @@ TEST_CASE("curl_error: the TLS identity failures are named and not retried", "[c
   CHECK_THAT(e.message, Catch::StartsWith("receive failed"));
   CHECK(e.retryable);
 }
+
+}  // namespace curl_errors_test

@@ -32,6 +32,9 @@
 #include "support/raw_server.hpp"
 #include "support/wait.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace curl_event_loop_test {
+
 using namespace std::chrono_literals;
 using studentsvc::detail::CurlEventLoop;
 using studentsvc::detail::TransferOutcome;
@@ -883,3 +886,5 @@ TEST_CASE("work submitted while a transfer runs on the calling thread takes it t
   CHECK(slow_ran_on != std::this_thread::get_id());
   CHECK(loop.pending() == 0);
 }
+
+}  // namespace curl_event_loop_test

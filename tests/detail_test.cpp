@@ -16,6 +16,9 @@
 #include <studentsvc/detail/call/redact.hpp>
 #include <studentsvc/detail/request/url.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace detail_test {
+
 using namespace std::chrono_literals;
 
 using studentsvc::ErrorKind;
@@ -406,3 +409,5 @@ TEST_CASE("request_secrets finds a Basic password the AuthPolicy does not hold (
   studentsvc::detail::scrub(echoed, secrets);
   CHECK(echoed.find("PW-from-provider") == std::string::npos);
 }
+
+}  // namespace detail_test

@@ -9,6 +9,9 @@
 #include <studentsvc/detail/json/error_body.hpp>
 #include <studentsvc/errors.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace errors_test {
+
 using studentsvc::ApiError;
 using studentsvc::ErrorKind;
 
@@ -429,3 +432,5 @@ TEST_CASE("TransportFailure: unspecified by default, a stable name for each", "[
   b.transport_failure = TransportFailure::timeout;
   CHECK_FALSE(a == b);
 }
+
+}  // namespace errors_test

@@ -10,6 +10,9 @@
 #include <studentsvc/detail/batch/fail_fast.hpp>
 #include <studentsvc/errors.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace fail_fast_test {
+
 using studentsvc::ApiError;
 using studentsvc::ErrorKind;
 using studentsvc::TransportFailure;
@@ -93,3 +96,5 @@ TEST_CASE("fail-fast: reason names", "[fail_fast]") {
   CHECK(studentsvc::detail::to_string(FailFastReason::tls) == "tls");
   CHECK(studentsvc::detail::to_string(FailFastReason::name_resolution) == "name_resolution");
 }
+
+}  // namespace fail_fast_test

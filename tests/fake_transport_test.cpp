@@ -12,6 +12,9 @@
 
 #include <studentsvc/testing/fake_transport.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace fake_transport_test {
+
 using studentsvc::ErrorKind;
 using studentsvc::Headers;
 using studentsvc::HttpRequest;
@@ -229,3 +232,5 @@ TEST_CASE("FakeTransport is a Transport: send_all uses the sequential default", 
   REQUIRE(recorded.size() == 3);
   CHECK(recorded[2].url == "https://h/3");
 }
+
+}  // namespace fake_transport_test

@@ -18,6 +18,9 @@
 
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace file_credentials_test {
+
 using studentsvc::ErrorKind;
 using studentsvc::FileCredentialFiles;
 using studentsvc::FileCredentialProvider;
@@ -190,3 +193,5 @@ TEST_CASE("FileCredentialProvider under concurrent rotation hands out only whole
   CHECK(reads.load() > 0);
   CHECK(key_of(*provider) == "KEY-generation-0200");
 }
+
+}  // namespace file_credentials_test

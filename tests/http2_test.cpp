@@ -23,6 +23,9 @@
 #include "support/test_pki.hpp"
 #include "support/wait.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace http2_test {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -181,3 +184,5 @@ TEST_CASE("HTTP/2: a blocking call and a batch of one Client share one connectio
   // One pool for every form: the blocking calls ride the batch's connection.
   check_multiplexed(gateway, roster.size() + 2, 1);
 }
+
+}  // namespace http2_test

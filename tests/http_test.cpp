@@ -9,6 +9,9 @@
 
 #include <studentsvc/http.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace http_test {
+
 using studentsvc::Headers;
 using studentsvc::HttpRequest;
 using studentsvc::HttpResponse;
@@ -148,3 +151,5 @@ TEST_CASE("Transport::send_all of an empty batch sends nothing", "[http]") {
   CHECK(results.empty());
   CHECK(t.seen.empty());
 }
+
+}  // namespace http_test

@@ -18,6 +18,9 @@
 
 #include "support/fast_retry.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace instrumentation_test {
+
 using studentsvc::AttemptEvent;
 using studentsvc::AttemptPhase;
 using studentsvc::ErrorKind;
@@ -313,3 +316,5 @@ TEST_CASE("a 401 with a CredentialProvider: asked afresh once, one more attempt"
     CHECK(provider->invalidations == 1);
   }
 }
+
+}  // namespace instrumentation_test

@@ -19,6 +19,9 @@
 #include "support/loopback.hpp"
 #include "support/raw_server.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace limits_test {
+
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::test::RawServer;
@@ -436,3 +439,5 @@ TEST_CASE("redirects are never followed, so credentials never go to another host
   CHECK(origin.request_count() == 1);
   CHECK(elsewhere.request_count() == 0);
 }
+
+}  // namespace limits_test

@@ -13,6 +13,9 @@
 
 #include "support/log_capture.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace logging_test {
+
 using studentsvc::Headers;
 using studentsvc::Logger;
 using studentsvc::LogLevel;
@@ -177,3 +180,5 @@ TEST_CASE("stderr_logger writes one prefixed line per call at or above its level
   std::fclose(captured);
   CHECK(text == "studentsvc warning: get_student: status 503 after 3 attempt(s), 12 ms\n");
 }
+
+}  // namespace logging_test

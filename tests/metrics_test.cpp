@@ -18,6 +18,9 @@
 
 #include "support/fast_retry.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace metrics_test {
+
 using studentsvc::AttemptEvent;
 using studentsvc::AttemptMetrics;
 using studentsvc::AttemptPhase;
@@ -156,3 +159,5 @@ TEST_CASE("AttemptMetrics as a client's hooks: a retried lookup and a missing st
     CHECK_FALSE(contains(text, canary));
   }
 }
+
+}  // namespace metrics_test

@@ -28,6 +28,9 @@
 
 #include "support/raw_server.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace mock_rules_test {
+
 using nlohmann::json;
 using studentsvc::testing::EmptyPermAnswer;
 using studentsvc::testing::MockServer;
@@ -489,3 +492,5 @@ TEST_CASE("mock rule 14: /conversation takes any method with the API key alone",
     CHECK(r.body_json()["query"] == json{{"a", "1"}});
   }
 }
+
+}  // namespace mock_rules_test

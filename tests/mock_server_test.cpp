@@ -22,6 +22,9 @@
 
 #include "support/loopback.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace mock_server_test {
+
 using nlohmann::json;
 using studentsvc::CurlTransport;
 using studentsvc::CurlTransportOptions;
@@ -727,3 +730,5 @@ TEST_CASE("MockServer::client_options is accepted by the mock as it is", "[mock_
   CHECK(student->first_name == "Ana");
   CHECK(server.last_request().header("svc-api-key") == "svc-secret");
 }
+
+}  // namespace mock_server_test

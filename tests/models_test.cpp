@@ -14,6 +14,9 @@
 
 #include <studentsvc/json.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace models_test {
+
 using studentsvc::AdmitLevel;
 using studentsvc::ErrorKind;
 using studentsvc::Gender;
@@ -510,3 +513,5 @@ TEST_CASE("the SAX and DOM decoders name the same first wrong field, in the inte
   CHECK_THAT(studentsvc::decode_student(R"({"pronounCode":1,"nfr":"x"})").error().message,
              Catch::StartsWith("field 'nfr' must be a boolean or null, got string"));
 }
+
+}  // namespace models_test

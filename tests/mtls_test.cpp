@@ -33,6 +33,9 @@
 #include "support/test_pki.hpp"
 #if defined(STUDENTSVC_NGINX)
 #include "support/nginx_tls.hpp"
+
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace mtls_test {
 #endif
 
 using Catch::Matchers::Contains;
@@ -358,3 +361,5 @@ TEST_CASE("pinned public key: a matching pin passes, another fails saying the pi
     CHECK(server.request_count() == 0);
   }
 }
+
+}  // namespace mtls_test

@@ -20,6 +20,9 @@
 
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace options_test {
+
 using namespace std::chrono_literals;
 using studentsvc::CallOptions;
 using studentsvc::ClientOptions;
@@ -552,3 +555,5 @@ TEST_CASE("Client::create refuses a CA bundle that cannot be read, naming the se
   o.ca_bundle = dir.write("ca.pem", "-----BEGIN CERTIFICATE-----\n");
   CHECK(studentsvc::Client::create(o));
 }
+
+}  // namespace options_test

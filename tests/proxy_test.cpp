@@ -30,6 +30,9 @@
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace proxy_test {
+
 using namespace std::chrono_literals;
 using studentsvc::ErrorKind;
 using studentsvc::test::EnvGuard;
@@ -462,3 +465,5 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
   CHECK(r.error().detail.find("secretpw") == std::string::npos);
   CHECK(target.request_count() == 0);
 }
+
+}  // namespace proxy_test

@@ -16,6 +16,9 @@
 
 #include "support/simulated_time.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace rate_limit_test {
+
 using namespace std::chrono_literals;
 using studentsvc::detail::Admission;
 using studentsvc::detail::AttemptKind;
@@ -234,3 +237,5 @@ TEST_CASE("the throttle is shared by many threads: every token handed out once",
   CHECK(retries_allowed == 400);  // exactly half of 800 first attempts
   CHECK(throttle.retries_refused() == 400);
 }
+
+}  // namespace rate_limit_test

@@ -16,6 +16,9 @@
 
 #include <studentsvc/requests.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace requests_test {
+
 using namespace std::chrono_literals;
 using studentsvc::CallOptions;
 using studentsvc::ClientOptions;
@@ -511,3 +514,5 @@ TEST_CASE("traceparent: the caller's value joins the caller's trace, checked fir
   CHECK(r.error().kind == ErrorKind::invalid_argument);
   CHECK_THAT(r.error().message, Catch::Contains("traceparent"));
 }
+
+}  // namespace requests_test

@@ -24,6 +24,9 @@
 #include "support/log_capture.hpp"
 #include "support/raw_server.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace resilience_e2e_test {
+
 using namespace std::chrono_literals;
 using studentsvc::Client;
 using studentsvc::ErrorKind;
@@ -322,3 +325,5 @@ TEST_CASE("coalesce e2e: when every waiter has stopped waiting the shared reques
   CHECK(client.get_student("1234567"));
   CHECK(held.requests.load() == 2);
 }
+
+}  // namespace resilience_e2e_test

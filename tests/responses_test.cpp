@@ -10,6 +10,9 @@
 #include <studentsvc/json.hpp>
 #include <studentsvc/responses.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace responses_test {
+
 using studentsvc::Endpoint;
 using studentsvc::ErrorKind;
 using studentsvc::Headers;
@@ -400,3 +403,5 @@ TEST_CASE("request id: the first of the known headers wins, empty ones are skipp
   REQUIRE_FALSE(control);
   CHECK_THAT(studentsvc::to_string(control.error()), Catch::EndsWith("[request id a z]"));
 }
+
+}  // namespace responses_test

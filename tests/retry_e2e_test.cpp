@@ -21,6 +21,9 @@
 #include "support/raw_server.hpp"
 #include "support/scripted_server.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace retry_e2e_test {
+
 using namespace std::chrono_literals;
 using studentsvc::test::fast_retry;
 using studentsvc::test::Script;
@@ -322,3 +325,5 @@ TEST_CASE("Retry-After in the obsolete RFC 850 and asctime forms is honoured end
     CHECK(server.arrivals().size() == 2);
   }
 }
+
+}  // namespace retry_e2e_test

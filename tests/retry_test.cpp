@@ -24,6 +24,9 @@
 #include "support/log_capture.hpp"
 #include "support/simulated_time.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace retry_test {
+
 using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 using studentsvc::ErrorKind;
@@ -732,3 +735,5 @@ TEST_CASE("RetryRun: outcome in, decision out, with no clock of its own", "[retr
   RetryRun once(p, false, t0);  // not idempotent: one attempt, whatever the outcome
   CHECK_FALSE(once.record(HttpResponse{503, {}, {}}, jitter, t0, wall).retry);
 }
+
+}  // namespace retry_test

@@ -16,6 +16,9 @@
 
 #include <studentsvc/secret.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace secret_test {
+
 using studentsvc::Secret;
 
 namespace {
@@ -95,3 +98,5 @@ TEST_CASE("a moved-from Secret leaves no copy in its own storage", "[secret]") {
   from->~Secret();
   assigned_from->~Secret();
 }
+
+}  // namespace secret_test

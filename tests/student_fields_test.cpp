@@ -11,6 +11,9 @@
 #include <studentsvc/json.hpp>
 #include <studentsvc/student_fields.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace student_fields_test {
+
 TEST_CASE("student_fields: every key in the interface's order, the basic five first", "[student_fields]") {
   std::vector<std::string> keys;
   for (const auto& f : studentsvc::student_fields) keys.emplace_back(f.key);
@@ -57,3 +60,5 @@ TEST_CASE("json_nests_deeper_than counts arrays and objects, not text", "[json]"
   CHECK(studentsvc::json_nests_deeper_than(std::string(100000, '['), 64));
   CHECK_FALSE(studentsvc::json_nests_deeper_than("<html>not json</html>", 1));
 }
+
+}  // namespace student_fields_test

@@ -20,6 +20,9 @@
 #include "support/raw_server.hpp"
 #include "support/wait.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace timeouts_test {
+
 using namespace std::chrono_literals;
 using studentsvc::test::RawServer;
 using studentsvc::test::raw_options;
@@ -265,3 +268,5 @@ TEST_CASE("a zero or negative timeout or max_total_time is refused and nothing r
   server.stop();
   CHECK(server.connections() == 0);
 }
+
+}  // namespace timeouts_test

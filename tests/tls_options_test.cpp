@@ -24,6 +24,9 @@
 
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tls_options_test {
+
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 using studentsvc::ClientCertificate;
@@ -305,3 +308,5 @@ TEST_CASE("TLS options: pinned_key_problem accepts curl's list form only", "[tls
   CHECK(pinned_key_problem(pin + ";;" + pin).has_value());
   CHECK(pinned_key_problem("SHA256//AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=").has_value());
 }
+
+}  // namespace tls_options_test

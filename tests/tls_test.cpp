@@ -37,6 +37,9 @@
 #include "support/raw_server.hpp"
 #include "support/test_pki.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tls_test {
+
 namespace fs = std::filesystem;
 using studentsvc::ErrorKind;
 using studentsvc::testing::MockServer;
@@ -334,3 +337,5 @@ TEST_CASE("TLS 1.2 is the floor even where the system's OpenSSL policy allows TL
     CHECK_THAT(out, Catch::Contains("protocol version"));
   }
 }
+
+}  // namespace tls_test

@@ -29,6 +29,9 @@
 #include "support/process.hpp"
 #include "support/test_pki.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tool_doctor_test {
+
 namespace {
 
 using studentsvc::testing::MockServer;
@@ -371,3 +374,5 @@ TEST_CASE("doctor's pieces: no_proxy matching, the proxy choice, the redactor", 
   clean.replace("1234567", "12345**");
   CHECK(clean("key mock-api-key perm 1234567\x1b[2J") == "key REDACTED perm 12345** [2J");
 }
+
+}  // namespace tool_doctor_test

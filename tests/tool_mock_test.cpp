@@ -26,6 +26,9 @@
 #include "support/temp_dir.hpp"
 #include "support/test_pki.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tool_mock_test {
+
 namespace {
 
 using Env = studentsvc::test::Env;
@@ -243,3 +246,5 @@ TEST_CASE("tool mock --port listens on the port given, or says it is in use", "[
   CHECK_THAT(busy.err, Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(port)));
   CHECK(mock.stop(SIGTERM) == 0);
 }
+
+}  // namespace tool_mock_test

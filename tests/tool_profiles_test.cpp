@@ -16,6 +16,9 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tool_profiles_test {
+
 namespace {
 
 using studentsvc::testing::MockServer;
@@ -186,3 +189,5 @@ TEST_CASE("tool: the TLS settings come from a flag, the environment or a profile
   CHECK(refused.err.find(password) == std::string::npos);
   CHECK(server.request_count() == 0);
 }
+
+}  // namespace tool_profiles_test

@@ -30,6 +30,9 @@
 #include "support/raw_server.hpp"
 #include "support/temp_dir.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tool_roster_test {
+
 namespace {
 
 using studentsvc::testing::MockServer;
@@ -581,3 +584,5 @@ TEST_CASE("tool get --concurrency 100 has 100 lookups in flight at once, not 64"
   REQUIRE(rows);
   CHECK(rows->size() == static_cast<std::size_t>(wanted) + 1);
 }
+
+}  // namespace tool_roster_test

@@ -20,6 +20,9 @@
 #include "cmd/get/roster.hpp"
 #include "student_output.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace tool_units_test {
+
 using namespace studentsvc_cli;
 
 TEST_CASE("csv_field quotes only what RFC 4180 needs and keeps bytes", "[tool][csv]") {
@@ -234,3 +237,5 @@ TEST_CASE("mock fixtures: students and tokens in the interface's keys, each mist
   }
   CHECK(shell_quoted("it's") == "'it'\\''s'");
 }
+
+}  // namespace tool_units_test

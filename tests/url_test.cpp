@@ -6,6 +6,9 @@
 
 #include <studentsvc/url.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace url_test {
+
 TEST_CASE("strip_url_userinfo drops user:password from URLs and URL-like words", "[url]") {
   using studentsvc::strip_url_userinfo;
   CHECK(strip_url_userinfo("http://user:pw@proxy.example.edu:3128") == "http://proxy.example.edu:3128");
@@ -24,3 +27,5 @@ TEST_CASE("has_url_userinfo looks only at the authority", "[url]") {
   CHECK_FALSE(studentsvc::has_url_userinfo("http://proxy:3128"));
   CHECK_FALSE(studentsvc::has_url_userinfo("https://api.example.edu/a@b"));
 }
+
+}  // namespace url_test

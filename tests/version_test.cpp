@@ -6,6 +6,9 @@
 
 #include <studentsvc/version.hpp>
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace version_test {
+
 TEST_CASE("version macros and string agree", "[version]") {
   const std::string from_macros = std::to_string(STUDENTSVC_VERSION_MAJOR) + "." +
                                   std::to_string(STUDENTSVC_VERSION_MINOR) + "." +
@@ -38,3 +41,5 @@ TEST_CASE("user_agent is studentsvc-cpp/<version>", "[version]") {
   CHECK(studentsvc::user_agent == "studentsvc-cpp/" STUDENTSVC_VERSION_STRING);
   static_assert(studentsvc::user_agent.starts_with("studentsvc-cpp/"));
 }
+
+}  // namespace version_test

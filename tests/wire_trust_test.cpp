@@ -21,6 +21,9 @@
 #include "support/raw_server.hpp"
 #include "support/wait.hpp"
 
+// Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
+namespace wire_trust_test {
+
 using namespace std::chrono_literals;
 using studentsvc::CurlTransport;
 using studentsvc::CurlTransportOptions;
@@ -389,3 +392,5 @@ TEST_CASE("wire: any failure after a non-idempotent request went out says it may
     CHECK_THAT(idem.error().message, !Catch::Contains("may or may not"));
   }
 }
+
+}  // namespace wire_trust_test

@@ -51,6 +51,7 @@
 
 #include <studentsvc/metrics.hpp>
 #include <studentsvc/studentsvc.hpp>
+#include <studentsvc/responses.hpp>  // decode_student: the umbrella leaves it out in compiled mode
 
 #include "delay_server.hpp"
 

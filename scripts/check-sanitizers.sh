@@ -4,7 +4,9 @@
 #   asan          the whole suite (unit, end-to-end, faults, TLS, canary, CLI)
 #                 under AddressSanitizer + UndefinedBehaviorSanitizer, in the
 #                 build a user makes with no build type (no -O: half the CPU
-#                 of -O1 under the sanitizers), the benchmarks built too. UBSan's
+#                 of -O1 under the sanitizers) in compiled mode
+#                 (STUDENTSVC_HEADER_ONLY=OFF, which CI builds nowhere else), the
+#                 benchmarks built too. UBSan's
 #                 null and alignment checks are left out (a third of the
 #                 build's CPU): ASan reports a null dereference as a SEGV with
 #                 its stack, and the code does no type punning; the fuzzers

@@ -11,8 +11,9 @@
 #             benchmarks on (STUDENTSVC_BUILD_BENCHMARKS): the whole tree without
 #             a warning, then the suite but the consumer projects (`packaging`,
 #             which configure their own builds and run in the main suite). CI
-#             builds this configuration under ASan + UBSan instead (the asan
-#             preset): one build, not two.
+#             builds this configuration under ASan + UBSan in compiled mode
+#             instead (the asan preset), and header-only with clang (the clang
+#             step): two builds cover no build type, compiled mode and ASan.
 #   no-curl   cmake -B build/ci-nocurl -DSTUDENTSVC_WITH_CURL=OFF, no build type:
 #             builds and runs every test that needs no libcurl (unit tests,
 #             header check, the httplib_transport example) but the consumer

@@ -285,7 +285,7 @@ TEST_CASE("a stop request ends an async call mid-body, or during its retry wait,
 }
 #endif
 
-TEST_CASE("a completion that throws is logged and dropped; the engine goes on", "[async]") {
+TEST_CASE("a completion that throws is logged and dropped, and the engine goes on", "[async]") {
   MockServer server;
   auto options = server.client_options();
   studentsvc::test::LogCapture log;

@@ -245,7 +245,7 @@ TEST_CASE("batch window: per-lookup errors (404, 503) do not stop the batch", "[
   CHECK_FALSE(summary.stopped_by);
 }
 
-TEST_CASE("batch window: a stop request ends the sending; unsent inputs are cancelled", "[batch_window][cancel]") {
+TEST_CASE("batch window: a stop request ends the sending, and unsent inputs are cancelled", "[batch_window][cancel]") {
   FakeLookups lookups(echo, 1000us);
   std::atomic<bool> stop{false};
   std::size_t ok = 0;

@@ -208,7 +208,7 @@ void exercise(const studentsvc::ClientOptions& base, Run& run) {
 
 }  // namespace
 
-TEST_CASE("canaries never reach a log line or an ApiError; student values never reach a log line",
+TEST_CASE("canaries never reach a log line or an ApiError, and student values never reach a log line",
           "[canary]") {
   std::vector<Run> runs(5);
 

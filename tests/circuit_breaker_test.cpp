@@ -82,7 +82,7 @@ TEST_CASE("which outcomes say the service is down", "[circuit]") {
   CHECK(breaker_verdict(studentsvc::make_error(ErrorKind::cancelled, "stop")) == BreakerVerdict::neutral);
 }
 
-TEST_CASE("the breaker opens after failure_threshold failures in a row; a success resets the count", "[circuit]") {
+TEST_CASE("the breaker opens after failure_threshold failures in a row, and a success resets the count", "[circuit]") {
   studentsvc::test::SimulatedTime time;
   auto b = breaker(time, 3);
   fail(b, 2);
@@ -111,7 +111,7 @@ TEST_CASE("the breaker opens after failure_threshold failures in a row; a succes
   CHECK(c.record(BreakerVerdict::failure, false, 0));
 }
 
-TEST_CASE("after the cool-down exactly one probe goes; others are refused while it is out", "[circuit]") {
+TEST_CASE("after the cool-down exactly one probe goes, and others are refused while it is out", "[circuit]") {
   studentsvc::test::SimulatedTime time;
   auto b = breaker(time, 1, 30s);
   fail(b, 1);
@@ -269,7 +269,7 @@ TEST_CASE("Client: an open breaker refuses every form of call at once, with no a
   CHECK(closed_logged);
 }
 
-TEST_CASE("Client: retries count as attempts; once the breaker opens the next retry is not sent", "[circuit]") {
+TEST_CASE("Client: retries count as attempts, and once the breaker opens the next retry is not sent", "[circuit]") {
   auto fake = std::make_shared<studentsvc::testing::FakeTransport>(
       [](const studentsvc::HttpRequest&) -> Result<HttpResponse> { return HttpResponse{502, {}, {}}; });
   studentsvc::ClientOptions options;

@@ -185,7 +185,7 @@ TEST_CASE("coalesce: a shared failure reaches every waiter, each with the attemp
 }
 
 #if STUDENTSVC_HAS_STOP_TOKEN
-TEST_CASE("coalesce: a waiter that stops waiting is cancelled; the others still get the answer",
+TEST_CASE("coalesce: a waiter that stops waiting is cancelled, and the others still get the answer",
           "[coalesce][concurrency]") {
   Fixture f;
   const studentsvc::Client client(f.options);
@@ -230,7 +230,7 @@ TEST_CASE("get_students looks each distinct perm up once and fills every positio
   CHECK(f.fake->request_count() == 3);
 }
 
-TEST_CASE("for_each_student looks each distinct perm of a held roster up once; a stream shares what is in flight",
+TEST_CASE("for_each_student looks each distinct perm of a held roster up once, and a stream shares what is in flight",
           "[coalesce][batch]") {
   Fixture f(false);
   f.service.open();

@@ -219,7 +219,7 @@ TEST_CASE("a stop request ends a transfer mid-body, fast", "[event_loop][concurr
 }
 #endif
 
-TEST_CASE("cancel(id) ends a transfer mid-body; an unknown or finished id is ignored", "[event_loop][concurrency][cancel]") {
+TEST_CASE("cancel(id) ends a transfer mid-body, and an unknown or finished id is ignored", "[event_loop][concurrency][cancel]") {
   RawServer server = stalling_mid_body_server();
   CurlEventLoop loop;
   loop.cancel(12345);  // before anything was submitted: no effect, no thread

@@ -81,7 +81,7 @@ TEST_CASE("400 with modelState missing or not an object", "[errors]") {
   CHECK(e.message == "bad request");
 }
 
-TEST_CASE("error bodies: a key given twice counts as its last value; nested and foreign values are skipped",
+TEST_CASE("error bodies: a key given twice counts as its last value, and nested and foreign values are skipped",
           "[errors]") {
   // Last one wins, as a DOM keeps it: for message, detail, modelState and its entries.
   auto e = studentsvc::decode_error_body(

@@ -350,7 +350,7 @@ TEST_CASE("mock rule 8: validation: the perm is 7 digits and /current needs svc-
                         "perm");
 }
 
-TEST_CASE("mock rule 9: svc-user-jwt: an empty, repeated or unknown token is 401; on a perm it names that perm",
+TEST_CASE("mock rule 9: svc-user-jwt: an empty, repeated or unknown token is 401, and on a perm it names that perm",
           "[mock_rules]") {
   MockServer server;
   for (const std::string& target : {ana, li, current}) {
@@ -392,7 +392,7 @@ TEST_CASE("mock rule 10: the lookup: 404 SimpleMessageModel for an unknown stude
   CHECK(found.body_json() == MockServerOptions::default_students().at("1234567"));
 }
 
-TEST_CASE("mock rule 11: extended-only fields withheld from an unapproved account are absent; stored nulls stay",
+TEST_CASE("mock rule 11: extended-only fields withheld from an unapproved account are absent, and stored nulls stay",
           "[mock_rules]") {
   MockServer server;
   const json roster_ana = exchange(server, "GET", ana, with(good(), "Authorization", basic_roster)).body_json();

@@ -452,7 +452,7 @@ TEST_CASE("max_response_header_bytes: client value, per-call override, zero refu
   }
 }
 
-TEST_CASE("the conversation's idempotent flag reaches the HttpRequest; student lookups are idempotent",
+TEST_CASE("the conversation's idempotent flag reaches the HttpRequest, and student lookups are idempotent",
           "[requests]") {
   ConversationRequest c;
   c.method = "POST";

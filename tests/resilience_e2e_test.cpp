@@ -58,7 +58,7 @@ class Gate {
 
 }  // namespace
 
-TEST_CASE("breaker e2e: a service that goes away opens the breaker; when it is back the probe closes it",
+TEST_CASE("breaker e2e: a service that goes away opens the breaker, and when it is back the probe closes it",
           "[circuit][e2e]") {
   // Learn the mock's client options and port, then stop it: the port is closed.
   auto first = std::make_unique<MockServer>();
@@ -260,7 +260,7 @@ TEST_CASE("hedge e2e: no hedge when the retry budget refuses it, for a conversat
   CHECK_FALSE(held.first_cancelled.load());
 }
 
-TEST_CASE("coalesce e2e: blocking and async callers on many threads share one request; two JWTs do not",
+TEST_CASE("coalesce e2e: blocking and async callers on many threads share one request, and two JWTs do not",
           "[coalesce][e2e][concurrency]") {
   Gate gate;
   MockServerOptions mo;

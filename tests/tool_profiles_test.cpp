@@ -144,7 +144,7 @@ TEST_CASE("read_secret_file drops one line break and refuses group or other acce
       "k", dir.write("e", "s", fs::perms::owner_read | fs::perms::group_write)));
 }
 
-TEST_CASE("tool: the TLS settings come from a flag, the environment or a profile; the key password is never shown",
+TEST_CASE("tool: the TLS settings come from a flag, the environment or a profile, and the key password is never shown",
           "[tool][profile][tls]") {
   MockServer server;
   const studentsvc_test::TempDir dir;
@@ -158,14 +158,19 @@ TEST_CASE("tool: the TLS settings come from a flag, the environment or a profile
                                        "client_key_password_file": "client.pass", "pinned_public_key": ")" +
                                        pin + R"(")");
 
+  // `config` prints every setting, then checks them as a call would: client TLS
+  // settings over the mock's plain http:// fail that check (exit 3, the reason on stderr).
   const auto report = tool({"--config", config, "--profile", "dev", "config"}, {});
-  CHECK(report.status == 0);
+  CHECK(report.status == 3);
+  CHECK_THAT(report.out, Catch::Contains("check: failed"));
+  CHECK_THAT(report.err, Catch::Contains("https:// only"));
+  CHECK(report.err.find(password) == std::string::npos);
   const std::string from_profile = "profile dev (" + config + ")";
   for (const std::string& line :
        std::vector<std::string>{"STUDENTSVC_CLIENT_CERT              " + (dir.path() / "client.pem").string(),
                                 "STUDENTSVC_CLIENT_KEY               " + (dir.path() / "client.key").string(),
                                 "STUDENTSVC_CLIENT_KEY_PASSWORD      ****                              " + from_profile,
-                                "STUDENTSVC_PINNED_PUBLIC_KEY        " + pin,
+                                "STUDENTSVC_PINNED_PUBLIC_KEY        " + pin + "  " + from_profile,
                                 "STUDENTSVC_CA_PEM                   (not set)                         default"}) {
     CHECK_THAT(report.out, Catch::Contains(line));
   }

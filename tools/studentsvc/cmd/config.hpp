@@ -1,6 +1,7 @@
 #pragma once
 // `studentsvc config`: each setting, masked when secret, with its source; then the check.
 
+#include <cstddef>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -24,11 +25,18 @@ inline constexpr std::string_view config_help =
     "variable, the mock server, or the default). Then checks it as a batch would\n"
     "(Client::create) and prints `ok`, or the one-line reason and exits 3.\n";
 
+/// A table cell: `text` padded to `width`, or followed by two spaces when it is
+/// wider (a pinned key is 52 characters), so the next column never runs into it.
+[[nodiscard]] inline std::string config_cell(std::string text, std::size_t width) {
+  text.append(text.size() + 2 <= width ? width - text.size() : 2, ' ');
+  return text;
+}
+
 /// `studentsvc config`: each setting, masked when secret, with its source; then the check.
 [[nodiscard]] inline int run_config(const Args& a, const ConfigSources& sources) {
   constexpr int name_width = 36;
-  constexpr int value_width = 34;
-  std::cout << std::left << std::setw(name_width) << "SETTING" << std::setw(value_width) << "VALUE" << "FROM\n";
+  constexpr std::size_t value_width = 34;
+  std::cout << std::left << std::setw(name_width) << "SETTING" << config_cell("VALUE", value_width) << "FROM\n";
   for (const auto& s : settings) {
     const auto v = sources.value(s.env);
     std::string shown;
@@ -41,16 +49,20 @@ inline constexpr std::string_view config_help =
     } else {
       shown = printable(studentsvc::strip_url_userinfo(*v));
     }
-    std::cout << std::setw(name_width) << s.env << std::setw(value_width) << shown << sources.source(s) << '\n';
+    std::cout << std::setw(name_width) << s.env << config_cell(std::move(shown), value_width) << sources.source(s) << '\n';
   }
-  std::cout << std::setw(name_width) << "proxy" << std::setw(value_width)
-            << (a.proxy.empty() ? std::string("(libcurl's environment)") : printable(studentsvc::strip_url_userinfo(a.proxy)))
+  std::cout << std::setw(name_width) << "proxy"
+            << config_cell(a.proxy.empty() ? std::string("(libcurl's environment)")
+                                           : printable(studentsvc::strip_url_userinfo(a.proxy)),
+                           value_width)
             << (a.proxy.empty() ? "default" : "--proxy") << '\n';
-  std::cout << std::setw(name_width) << "timeout (ms)" << std::setw(value_width)
-            << (a.timeout ? a.timeout->count() : studentsvc::ClientOptions{}.timeout.count())
+  std::cout << std::setw(name_width) << "timeout (ms)"
+            << config_cell(std::to_string(a.timeout ? a.timeout->count() : studentsvc::ClientOptions{}.timeout.count()),
+                           value_width)
             << (a.timeout ? "--timeout" : "default") << '\n';
-  std::cout << std::setw(name_width) << "retries" << std::setw(value_width)
-            << (a.retries ? *a.retries : studentsvc::RetryPolicy{}.max_attempts - 1)
+  std::cout << std::setw(name_width) << "retries"
+            << config_cell(std::to_string(a.retries ? *a.retries : studentsvc::RetryPolicy{}.max_attempts - 1),
+                           value_width)
             << (a.retries ? "--retries" : "default") << '\n';
 
   auto options = build_options(a, sources);

@@ -49,11 +49,12 @@ struct CallRuntime {
   const RetryClock* clock = nullptr;
   bool blocking = true;
 
-  void send(HttpRequest request, SendCompletion done, const StopToken& stop) const {
+  /// A blocking send reads `request` in place; an asynchronous one sends a copy.
+  void send(const HttpRequest& request, SendCompletion done, const StopToken& stop) const {
     if (blocking) {
       done(transport->send(request));
     } else {
-      transport->send_async(std::move(request), std::move(done), stop);
+      transport->send_async(request, std::move(done), stop);
     }
   }
   void after(std::chrono::milliseconds delay, const std::function<void(bool)>& fn, const StopToken& stop) const {
@@ -109,7 +110,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   using Build = std::function<Result<HttpRequest>()>;
   using Map = std::function<Result<T>(Result<HttpResponse>&&)>;
   /// Gets the result and the attempts made, exactly once.
-  using Done = std::function<void(Result<T>, int)>;
+  using Done = std::function<void(Result<T>&&, int)>;
 
   /// Starts the call; `done` runs exactly once (before start returns for a
   /// blocking runtime or a send-only transport; else on the event thread).
@@ -239,6 +240,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     // this call's text; the current one's are worked out only when text is scrubbed.
     if (context_.secrets && !request_.url.empty()) add_secrets(secrets_, context_.secrets(request_.headers));
     request_ = std::move(request);
+    timeout_ = request_.timeout;
     if (logger().enabled(LogLevel::trace)) {
       logger().log(LogLevel::trace, spec_.name + ": " + request_.method + " headers: " + redacted_headers(request_.headers));
     }
@@ -314,21 +316,20 @@ class Call : public std::enable_shared_from_this<Call<T>> {
         stop_.token());
   }
 
-  // Send: each attempt's timeout is cut to what is left of max_total_time.
+  // Send: each attempt's timeout is cut to what is left of max_total_time
+  // (request_ is sent as it is: a blocking send reads it without a copy).
   void send_attempt() {
-    HttpRequest sending = request_;
-    sending.timeout = run_->timeout(request_.timeout, context_.runtime.now());
+    request_.timeout = run_->timeout(timeout_, context_.runtime.now());
     attempt_number_ = attempts() + 1;
     attempt_started(events_, attempt_number_, reason_);
     attempt_start_ = context_.runtime.now();
     auto self = this->shared_from_this();
     if (hedging()) {
-      send_hedged(std::move(sending));
+      send_hedged(request_);
       return;
     }
     context_.runtime.send(
-        std::move(sending), [self](Result<HttpResponse> outcome) { self->on_outcome(std::move(outcome)); },
-        stop_.token());
+        request_, [self](Result<HttpResponse> outcome) { self->on_outcome(std::move(outcome)); }, stop_.token());
   }
 
   // Hedge: only an idempotent lookup on the asynchronous runtime (two
@@ -355,9 +356,9 @@ class Call : public std::enable_shared_from_this<Call<T>> {
         race->token(2));
   }
 
-  void send_copy(const std::shared_ptr<HedgeRace>& race, std::size_t i, HttpRequest request) {
+  void send_copy(const std::shared_ptr<HedgeRace>& race, std::size_t i, const HttpRequest& request) {
     context_.runtime.send(
-        std::move(request),
+        request,
         [race, i](Result<HttpResponse> outcome) {
           if (auto owner = race->win(i)) static_cast<Call*>(owner.get())->on_outcome(std::move(outcome));
         },
@@ -475,7 +476,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     return all;
   }
 
-  void finish(Result<T> result) {
+  void finish(Result<T>&& result) {
     if (finished_) return;
     finished_ = true;
     release_probe();
@@ -500,6 +501,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   CallStop stop_;
   std::chrono::steady_clock::time_point start_;
   HttpRequest request_;
+  std::chrono::milliseconds timeout_{0};  ///< request_'s own timeout, before max_total_time cuts it
   std::optional<RetryRun> run_;
   AttemptContext events_;
   RetryReason reason_ = RetryReason::none;
@@ -524,16 +526,16 @@ class Call : public std::enable_shared_from_this<Call<T>> {
 template <class T>
 [[nodiscard]] Result<T> run_blocking(CallContext context, CallSpec spec, typename Call<T>::Build build,
                                      typename Call<T>::Map map, int* attempts = nullptr) {
-  std::optional<Result<T>> out;
+  // Returned as it is (no copy or move on the way out); replaced by the outcome.
+  Result<T> out = make_error(ErrorKind::transport, "the transport returned no outcome for this request");
   Call<T>::start(
       std::move(context), std::move(spec), std::move(build), std::move(map),
-      [&out, attempts](Result<T> result, int n) {
+      [&out, attempts](Result<T>&& result, int n) {
         out = std::move(result);
         if (attempts != nullptr) *attempts = n;
       },
       StopToken{});
-  if (!out) return make_error(ErrorKind::transport, "the transport returned no outcome for this request");
-  return std::move(*out);
+  return out;
 }
 
 }  // namespace studentsvc::detail

@@ -68,10 +68,13 @@ struct CurlTransportState {
   std::unique_ptr<CurlEventLoop> loop;
 };
 
-/// One send_async transfer: the request (the handle points into its URL and
-/// body), the pooled handle, what it writes into, and the caller's completion.
+/// One transfer: the request (the handle points into its URL and body), the
+/// pooled handle, what it writes into, and the caller's completion. A
+/// send_async transfer owns its request; a blocking send's borrows the caller's,
+/// which outlives it (the caller waits for the completion).
 struct CurlAsyncTransfer {
-  HttpRequest request;
+  HttpRequest owned;
+  const HttpRequest* request = &owned;
   CurlEasy handle;
   CurlExchange exchange;
   SendCompletion done;
@@ -108,12 +111,16 @@ struct CurlAsyncCompletion {
     done(std::move(result));
   }
 
-  /// A transfer for `request` on a pooled handle, or nullptr once `done` has
-  /// been told why there is none.
+  /// A transfer for `request` (owned, or `borrowed` when not null) on a pooled
+  /// handle, or nullptr once `done` has been told why there is none.
   static std::unique_ptr<CurlAsyncTransfer> prepare(CurlTransportState& state, HttpRequest request,
-                                                    SendCompletion done, StopToken stop) {
+                                                    const HttpRequest* borrowed, SendCompletion done, StopToken stop) {
     auto transfer = std::make_unique<CurlAsyncTransfer>();
-    transfer->request = std::move(request);
+    if (borrowed != nullptr) {
+      transfer->request = borrowed;
+    } else {
+      transfer->owned = std::move(request);
+    }
     transfer->done = std::move(done);
     transfer->stop = std::move(stop);
     transfer->handle = state.handles.acquire();
@@ -122,7 +129,7 @@ struct CurlAsyncCompletion {
       return nullptr;
     }
     CURL* h = transfer->handle.get();
-    if (auto prepared = curl_prepare(h, transfer->request, transfer->exchange, state.options.proxy, state.sockets);
+    if (auto prepared = curl_prepare(h, *transfer->request, transfer->exchange, state.options.proxy, state.sockets);
         !prepared) {
       state.handles.release(std::move(transfer->handle));
       transfer->done(std::unexpected(std::move(prepared.error())));
@@ -131,7 +138,7 @@ struct CurlAsyncCompletion {
     // Read and written by whichever thread drives the loop's multi handle, one at a time.
     transfer->exchange.connections = &state.async_connections;
     // Wait for a multiplexable connection rather than open another, where HTTP/2 can be offered.
-    curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request.url.starts_with("https:") ? 1L : 0L);
+    curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request->url.starts_with("https:") ? 1L : 0L);
     return transfer;
   }
 
@@ -184,7 +191,7 @@ STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& re
   std::mutex mutex;
   std::condition_variable ready;
   std::optional<Result<HttpResponse>> outcome;
-  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, request, [&](Result<HttpResponse> r) {
+  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, {}, &request, [&](Result<HttpResponse> r) {
     const std::lock_guard lock(mutex);
     outcome = std::move(r);
     ready.notify_one();  // under the lock: `ready` lives on the waiting caller's stack
@@ -246,7 +253,8 @@ STUDENTSVC_INLINE void CurlTransport::send_async(HttpRequest request, SendComple
     done(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
     return;
   }
-  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, std::move(request), std::move(done), std::move(stop));
+  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, std::move(request), nullptr, std::move(done),
+                                                       std::move(stop));
   if (transfer) detail::CurlAsyncCompletion::submit(*state_, std::move(transfer));
 }
 

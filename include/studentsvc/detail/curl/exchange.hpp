@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <curl/curl.h>
 
@@ -56,7 +57,9 @@ struct CurlExchange {
   /// The local port of the connection it went out on, held in `connections`
   /// (0: none) from its send till leave_connection.
   int port_in_use = 0;
-  CurlSlist request_headers;
+  /// The request's header list (CURLOPT_HTTPHEADER): nodes pointing into `header_text`.
+  std::vector<curl_slist> header_nodes;
+  std::string header_text;
   std::array<char, CURL_ERROR_SIZE> error{};
 };
 

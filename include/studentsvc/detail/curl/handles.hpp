@@ -1,6 +1,6 @@
 #pragma once
 /// @file detail/curl/handles.hpp
-/// @brief libcurl's global set-up and RAII owners of its easy, multi and list handles.
+/// @brief libcurl's global set-up and RAII owners of its easy and multi handles.
 
 #include <studentsvc/detail/config.hpp>
 
@@ -28,11 +28,6 @@ struct CurlMultiDeleter {
   void operator()(CURLM* m) const noexcept { curl_multi_cleanup(m); }
 };
 using CurlMulti = std::unique_ptr<CURLM, CurlMultiDeleter>;
-
-struct CurlSlistDeleter {
-  void operator()(curl_slist* l) const noexcept { curl_slist_free_all(l); }
-};
-using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
 }  // namespace studentsvc::detail
 

@@ -560,6 +560,8 @@ TEST_CASE("cli never prints a canary secret, with --verbose and in error cases")
   }
 }
 
+// The examples, where the build has them (STUDENTSVC_BUILD_EXAMPLES).
+#ifdef STUDENTSVC_EXAMPLE_GET_STUDENT
 TEST_CASE("example get_student --mock prints the student, and the error for an unknown perm") {
   const auto r = run(STUDENTSVC_EXAMPLE_GET_STUDENT, {"--mock", "2345678"});
   CHECK(r.status == 0);
@@ -626,6 +628,7 @@ TEST_CASE("example readme_example runs and reports a missing configuration or an
   CHECK(unreachable.status == 1);
   CHECK_THAT(unreachable.err, Catch::StartsWith("transport: connect failed"));
 }
+#endif  // STUDENTSVC_EXAMPLE_GET_STUDENT
 
 TEST_CASE("cli pretty-prints within bounds only: bounded_pretty_json", "[cli][json]") {
   using studentsvc_cli::bounded_pretty_json;

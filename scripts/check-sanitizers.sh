@@ -6,7 +6,8 @@
 #                 build a user makes with no build type (no -O: half the CPU
 #                 of -O1 under the sanitizers) in compiled mode
 #                 (STUDENTSVC_HEADER_ONLY=OFF, which CI builds nowhere else), the
-#                 benchmarks built too. UBSan's
+#                 benchmarks built too, the examples not (~190 s of CPU here; the
+#                 Release and clang builds build and run them). UBSan's
 #                 null and alignment checks are left out (a third of the
 #                 build's CPU): ASan reports a null dereference as a SEGV with
 #                 its stack, and the code does no type punning; the fuzzers
@@ -16,13 +17,15 @@
 #   clang-libcxx  the headers and the unit tests with clang-16 and libc++, Debug
 #                 (on request: CI's `clang` stage builds clang + libc++ as a user does)
 #
-# The examples and the tool link the SDK compiled once, as the tests do
+# The tool links the SDK compiled once, as the tests do
 # (STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default): the bodies run under the
 # sanitizer all the same, compiled once instead of in each program. ctest runs
 # STUDENTSVC_JOBS tests at a time (CTEST_PARALLEL_LEVEL).
 #
-#   scripts/check-sanitizers.sh                  asan and tsan, in that order (CI)
+#   scripts/check-sanitizers.sh                  asan and tsan, in that order
 #   scripts/check-sanitizers.sh tsan clang-libcxx
+#   scripts/check-sanitizers.sh asan-build       ... asan-test: the asan step in two
+#                                                (CI runs the suite while the next stage builds)
 #
 # Prints a BENCH line with the seconds each step took. Stops at the first
 # failure. STUDENTSVC_JOBS sets build parallelism (default 2: CI's two cores).
@@ -52,9 +55,11 @@ for step in "${steps[@]}"; do
   echo "== check-sanitizers: $step"
   case "$step" in
     asan) cmake --workflow --preset asan ;;
+    asan-build) cmake --preset asan; cmake --build --preset asan ;;
+    asan-test) ctest --preset asan ;;
     tsan) run_tsan ;;
     clang-libcxx) cmake --workflow --preset clang-libcxx ;;
-    *) echo "check-sanitizers.sh: unknown step $step (asan, tsan, clang-libcxx)" >&2; exit 2 ;;
+    *) echo "check-sanitizers.sh: unknown step $step (asan, asan-build, asan-test, tsan, clang-libcxx)" >&2; exit 2 ;;
   esac
   echo "BENCH ci-step=$step seconds=$((SECONDS - start))"
 done

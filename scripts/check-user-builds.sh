@@ -43,6 +43,8 @@
 #
 #   scripts/check-user-builds.sh                 release, default and no-curl, in that order
 #   scripts/check-user-builds.sh no-curl default
+#   scripts/check-user-builds.sh clang-build     ... clang-test (and no-curl-build, no-curl-test):
+#                                                the step in two (CI runs the suite while the next stage builds)
 #
 # Prints a BENCH line with the seconds each step took. Stops at the first
 # failure. STUDENTSVC_JOBS sets build parallelism (default 2: CI's two cores).
@@ -80,11 +82,14 @@ run_default() {
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 
-run_clang() {
+build_clang() {
   local dir=build/ci-clang
   CXX=clang++-16 CXXFLAGS=-stdlib=libc++ LDFLAGS=-stdlib=libc++ cmake -B "$dir" -DSTUDENTSVC_PROGRAMS_LINK_COMPILED=OFF
   build_without_warnings "clang-16 + libc++" "$dir"
-  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+}
+
+test_clang() {
+  ctest --test-dir build/ci-clang --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 
 configure_option() {
@@ -141,7 +146,7 @@ run_compiled() {
   echo "compiled mode: the tool and the examples built against the library, and ran"
 }
 
-run_no_curl() {
+build_no_curl() {
   local dir=build/ci-nocurl
   cmake -B "$dir" -DSTUDENTSVC_WITH_CURL=OFF
   if grep -q "^CURL_" "$dir/CMakeCache.txt"; then
@@ -149,9 +154,12 @@ run_no_curl() {
     return 1
   fi
   cmake --build "$dir"
+}
+
+test_no_curl() {
   # The consumer projects (label packaging) configure builds of their own, the
   # no-curl ones with STUDENTSVC_WITH_CURL=OFF whatever this build's: the suite runs them.
-  ctest --test-dir "$dir" --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+  ctest --test-dir build/ci-nocurl --output-on-failure --no-tests=error -LE packaging -j "$CMAKE_BUILD_PARALLEL_LEVEL"
 }
 
 for step in "${steps[@]}"; do
@@ -160,11 +168,16 @@ for step in "${steps[@]}"; do
   case "$step" in
     release) run_release ;;
     default) run_default ;;
-    no-curl) run_no_curl ;;
+    no-curl) build_no_curl; test_no_curl ;;
+    no-curl-build) build_no_curl ;;
+    no-curl-test) test_no_curl ;;
     compiled) run_compiled ;;
-    clang) run_clang ;;
+    clang) build_clang; test_clang ;;
+    clang-build) build_clang ;;
+    clang-test) test_clang ;;
     options) run_options ;;
-    *) echo "check-user-builds.sh: unknown step $step (release, default, no-curl, compiled, clang, options)" >&2; exit 2 ;;
+    *) echo "check-user-builds.sh: unknown step $step (release, default, no-curl[-build|-test], compiled," \
+            "clang[-build|-test], options)" >&2; exit 2 ;;
   esac
   echo "BENCH ci-step=$step seconds=$((SECONDS - start))"
 done

@@ -5,17 +5,18 @@
 #   deps        scripts/install-deps.sh --ci
 #   sanitizers  scripts/check-sanitizers.sh, warnings as errors: ASan + UBSan
 #               in the build with no build type and in compiled mode
-#               (-DSTUDENTSVC_HEADER_ONLY=OFF: the SDK as a library, the tests,
-#               examples and tool linked to it), benchmarks on (the
+#               (-DSTUDENTSVC_HEADER_ONLY=OFF: the SDK as a library, the tests
+#               and the tool linked to it), benchmarks on, examples off (the
 #               whole tree but the per-header checks, the whole suite but the
-#               consumer projects); TSan
+#               consumer projects and the two compiler-command tests); TSan
 #               (RelWithDebInfo -O1, target tsan_tests: the `concurrency` tests)
 #   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), 30 s
 #               of CPU each (FUZZ_SECONDS), run side by side: scripts/fuzz.sh
 #   packaging   manifests, the API reference without a Doxygen warning, the
 #               README's install command, header-only and compiled: scripts/check-packaging.sh
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (no build type): every test that
-#               needs no libcurl but the consumer projects (the suite runs them)
+#               needs no libcurl but the consumer projects (the suite runs them);
+#               no per-header checks (the builds with libcurl compile those)
 #   demo        the README's other command, scripts/demo.sh: builds the tool
 #               (dev preset) and runs it on the mock
 #   clang       clang-16 + libc++, no build type, STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF:
@@ -25,17 +26,20 @@
 #               configures and generates (two at a time)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
+#   background  waits for the ASan, no-curl and clang suites: each ran in the
+#               background from the end of its build, while the next stages
+#               built (those under nice); prints their logs, fails if one failed
 #   and last the whole suite in that Release build (the consumer projects
 #   included: each builds its app with no build type), so the run ends with
-#   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`.
+#   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`,
+#   each background suite `BENCH ci-suite=<name> seconds=<n>`.
 #
 # The tests, the examples and the tool link the SDK compiled once per build
 # (studentsvc_compiled; STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default), so
 # each body is compiled once per build. Header-only programs: the README's usage
 # example and curl_transport_test in every header-only build (all but the ASan
 # one), the consumer projects, the tool and the examples in the clang stage, and
-# the header checks of every header-only build without a sanitizer (those at
-# -O0: never run). The test programs are unity builds (tests/CMakeLists.txt).
+# the header checks of the Release and clang builds (those at -O0: never run). The test programs are unity builds (tests/CMakeLists.txt).
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.
@@ -61,7 +65,16 @@ fi
 run_start=$SECONDS
 stage=""
 stage_start=0
-trap 'if [ -n "$stage" ]; then echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) result=failed"; fi' EXIT
+background_pids=()
+# A stage that fails stops the run, and the suites still running in the background with it.
+stop_background() {
+  local pid
+  for pid in "${background_pids[@]}"; do
+    kill -TERM -- "-$pid" 2>/dev/null || true
+  done
+}
+trap 'if [ -n "$stage" ]; then echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) result=failed"; fi; stop_background' EXIT
+trap 'exit 130' INT TERM
 begin() {
   stage=$1
   stage_start=$SECONDS
@@ -72,15 +85,56 @@ end() {
   stage=""
 }
 
+# The ASan, no-curl and clang suites mostly wait on sockets and servers: each
+# runs in the background while the next stages build, which yield to it (nice),
+# and its log is printed, its result checked, before the Release suite.
+background_names=()
+in_background() {
+  local name=$1
+  shift
+  mkdir -p build
+  # In a process group of its own, so that stop_background stops its tests too.
+  setsid -w bash -c 'start=$SECONDS
+    if "${@:2}"; then rc=0; else rc=$?; fi
+    echo "BENCH ci-suite=$1 seconds=$((SECONDS - start))"
+    exit "$rc"' in_background "$name" "$@" > "build/ci-suite-$name.log" 2>&1 &
+  background_names+=("$name")
+  background_pids+=($!)
+  echo "== the $name suite runs in the background (build/ci-suite-$name.log)"
+}
+join_background() {
+  local i result failed=0
+  for i in "${!background_pids[@]}"; do
+    if wait "${background_pids[$i]}"; then result=passed; else result=FAILED; failed=1; fi
+    echo "===== the ${background_names[$i]} suite ($result), from build/ci-suite-${background_names[$i]}.log"
+    cat "build/ci-suite-${background_names[$i]}.log"
+  done
+  if [ "$failed" -ne 0 ]; then
+    echo "test.sh: a suite run in the background failed (above)" >&2
+    return 1
+  fi
+}
+
 begin deps;       bash scripts/install-deps.sh --ci;         end
-begin sanitizers; bash scripts/check-sanitizers.sh;          end
+begin sanitizers
+  nice bash scripts/check-sanitizers.sh asan-build
+  in_background asan bash scripts/check-sanitizers.sh asan-test
+  nice bash scripts/check-sanitizers.sh tsan
+end
 begin fuzz;       FUZZ_SECONDS=${FUZZ_SECONDS:-30} bash scripts/fuzz.sh; end
-begin packaging;  bash scripts/check-packaging.sh;           end
-begin no-curl;    bash scripts/check-user-builds.sh no-curl; end
-begin demo;       bash scripts/demo.sh;                      end
-begin clang;      bash scripts/check-user-builds.sh clang;   end
+begin packaging;  nice bash scripts/check-packaging.sh;      end
+begin no-curl
+  nice bash scripts/check-user-builds.sh no-curl-build
+  in_background no-curl bash scripts/check-user-builds.sh no-curl-test
+end
+begin demo;       nice bash scripts/demo.sh;                 end
+begin clang
+  nice bash scripts/check-user-builds.sh clang-build
+  in_background clang bash scripts/check-user-builds.sh clang-test
+end
 begin options;    bash scripts/check-user-builds.sh options; end
-begin release;    bash scripts/check-user-builds.sh release; end
+begin release;    nice bash scripts/check-user-builds.sh release; end
+begin background; join_background;                           end
 echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
 
 # The main suite, last: ctest's own summary and "Total Test time" end the log.

@@ -19,27 +19,29 @@
 #               no per-header checks (the builds with libcurl compile those)
 #   demo        the README's other command, scripts/demo.sh: builds the tool
 #               (dev preset) and runs it on the mock
-#   clang       clang-16 + libc++, no build type, STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF:
-#               the whole tree (the tool and its examples header-only) without a
-#               warning, and its suite: CI's one clang + libc++ build
+#   clang       clang-16 + libc++, no build type, STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF,
+#               STUDENTSVC_BUILD_HEADER_CHECKS=OFF: the whole tree (the tool and its
+#               examples header-only) without a warning, and its suite: CI's one
+#               clang + libc++ build
 #   options     each option of the README's table, turned from its default,
 #               configures and generates (two at a time)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
-#   background  waits for the ASan, no-curl and clang suites: each ran in the
-#               background from the end of its build, while the next stages
-#               built (those under nice); prints their logs, fails if one failed
+#   background  waits for the ASan, no-curl and clang suites and the options
+#               stage: each ran in the background (a suite from the end of its
+#               build) while the next stages built (those under nice); prints
+#               their logs, fails if one failed
 #   and last the whole suite in that Release build (the consumer projects
 #   included: each builds its app with no build type), so the run ends with
 #   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`,
-#   each background suite `BENCH ci-suite=<name> seconds=<n>`.
+#   each step run in the background `BENCH ci-background=<name> seconds=<n>`.
 #
 # The tests, the examples and the tool link the SDK compiled once per build
 # (studentsvc_compiled; STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default), so
 # each body is compiled once per build. Header-only programs: the README's usage
 # example and curl_transport_test in every header-only build (all but the ASan
 # one), the consumer projects, the tool and the examples in the clang stage, and
-# the header checks of the Release and clang builds (those at -O0: never run). The test programs are unity builds (tests/CMakeLists.txt).
+# the header checks of the Release build (those at -O0: never run). The test programs are unity builds (tests/CMakeLists.txt).
 #
 # `scripts/test.sh --quick` runs only the dev workflow (Debug, warnings as
 # errors, the whole suite): the quick check while developing.
@@ -85,9 +87,10 @@ end() {
   stage=""
 }
 
-# The ASan, no-curl and clang suites mostly wait on sockets and servers: each
-# runs in the background while the next stages build, which yield to it (nice),
-# and its log is printed, its result checked, before the Release suite.
+# The ASan, no-curl and clang suites mostly wait on sockets and servers, and the
+# options stage on CMake's checks: each runs in the background while the next
+# stages build, which yield to it (nice), and its log is printed, its result
+# checked, before the Release suite.
 background_names=()
 in_background() {
   local name=$1
@@ -96,21 +99,21 @@ in_background() {
   # In a process group of its own, so that stop_background stops its tests too.
   setsid -w bash -c 'start=$SECONDS
     if "${@:2}"; then rc=0; else rc=$?; fi
-    echo "BENCH ci-suite=$1 seconds=$((SECONDS - start))"
-    exit "$rc"' in_background "$name" "$@" > "build/ci-suite-$name.log" 2>&1 &
+    echo "BENCH ci-background=$1 seconds=$((SECONDS - start))"
+    exit "$rc"' in_background "$name" "$@" > "build/ci-background-$name.log" 2>&1 &
   background_names+=("$name")
   background_pids+=($!)
-  echo "== the $name suite runs in the background (build/ci-suite-$name.log)"
+  echo "== $name runs in the background (build/ci-background-$name.log)"
 }
 join_background() {
   local i result failed=0
   for i in "${!background_pids[@]}"; do
     if wait "${background_pids[$i]}"; then result=passed; else result=FAILED; failed=1; fi
-    echo "===== the ${background_names[$i]} suite ($result), from build/ci-suite-${background_names[$i]}.log"
-    cat "build/ci-suite-${background_names[$i]}.log"
+    echo "===== ${background_names[$i]} ($result), from build/ci-background-${background_names[$i]}.log"
+    cat "build/ci-background-${background_names[$i]}.log"
   done
   if [ "$failed" -ne 0 ]; then
-    echo "test.sh: a suite run in the background failed (above)" >&2
+    echo "test.sh: a step run in the background failed (above)" >&2
     return 1
   fi
 }
@@ -132,7 +135,7 @@ begin clang
   nice bash scripts/check-user-builds.sh clang-build
   in_background clang bash scripts/check-user-builds.sh clang-test
 end
-begin options;    bash scripts/check-user-builds.sh options; end
+begin options;    in_background options bash scripts/check-user-builds.sh options; end
 begin release;    nice bash scripts/check-user-builds.sh release; end
 begin background; join_background;                           end
 echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"

@@ -88,6 +88,11 @@ void serve_with_junk(RawServer& server, int fd, int connection, int junk_connect
   server.serve(fd, [&](const std::string& request, int n) {
     std::string out = RawServer::response(200, answer_body(RawServer::target_of(request)));
     if (n > 0 || connection >= junk_connections) return out;
+    // The first answers wait until every junk connection is open, so a batch's
+    // first requests are in flight together on their own connections however
+    // late the client gets to the later ones (on a loaded machine, one could
+    // otherwise go out on the first connection, idle by then).
+    (void)eventually([&] { return server.connections() >= junk_connections; });
     const std::string bogus = extra == Extra::late_408 ? "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n"
                                                        : RawServer::response(200, answer_body("bogus"));
     if (extra == Extra::same_write) {

@@ -221,8 +221,12 @@ TEST_CASE("wire: an idempotent GET whose kept-alive connection dies is sent agai
 }
 
 TEST_CASE("wire: a batch sends each non-idempotent request at most once", "[wire][at-most-once][batch]") {
-  // Every connection answers one request, then takes the next and closes.
-  RawServer server([&](int fd, int) {
+  // Every connection answers one request, then takes the next and closes. The
+  // first two wait until both are open, so the first batch's requests overlap on
+  // them however late the client gets to the second (on a loaded machine it could
+  // otherwise go out on the first connection, and die with it).
+  RawServer server([&](int fd, int connection) {
+    if (connection < 2) (void)eventually([&] { return server.connections() >= 2; });
     if (server.serve(fd, [](const std::string& request, int) {
           return RawServer::response(200, answer_body(RawServer::target_of(request)));
         }, 1) == 1) {

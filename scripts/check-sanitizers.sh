@@ -24,8 +24,8 @@
 #
 #   scripts/check-sanitizers.sh                  asan and tsan, in that order
 #   scripts/check-sanitizers.sh tsan clang-libcxx
-#   scripts/check-sanitizers.sh asan-build       ... asan-test: the asan step in two
-#                                                (CI runs the suite while the next stage builds)
+#   scripts/check-sanitizers.sh asan-build       ... asan-test (and tsan-build, tsan-test): the step
+#                                                in two (CI runs the suite while the next stage builds)
 #
 # Prints a BENCH line with the seconds each step took. Stops at the first
 # failure. STUDENTSVC_JOBS sets build parallelism (default 2: CI's two cores).
@@ -40,14 +40,13 @@ export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$CMAKE_BUILD_PARALLEL_LEVEL}
 steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then steps=(asan tsan); fi
 
-run_tsan() {
+build_tsan() {
   # The tsan workflow would build every test program; ThreadSanitizer runs
   # only the `concurrency` label, so build just those (target tsan_tests).
   # Programs not built show up as *_NOT_BUILT tests without the label and are
   # filtered out with the rest.
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan --target tsan_tests
-  ctest --preset tsan
 }
 
 for step in "${steps[@]}"; do
@@ -57,9 +56,11 @@ for step in "${steps[@]}"; do
     asan) cmake --workflow --preset asan ;;
     asan-build) cmake --preset asan; cmake --build --preset asan ;;
     asan-test) ctest --preset asan ;;
-    tsan) run_tsan ;;
+    tsan) build_tsan; ctest --preset tsan ;;
+    tsan-build) build_tsan ;;
+    tsan-test) ctest --preset tsan ;;
     clang-libcxx) cmake --workflow --preset clang-libcxx ;;
-    *) echo "check-sanitizers.sh: unknown step $step (asan, asan-build, asan-test, tsan, clang-libcxx)" >&2; exit 2 ;;
+    *) echo "check-sanitizers.sh: unknown step $step (asan[-build|-test], tsan[-build|-test], clang-libcxx)" >&2; exit 2 ;;
   esac
   echo "BENCH ci-step=$step seconds=$((SECONDS - start))"
 done

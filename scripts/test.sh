@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # The README's test command (and CI's, through .ci/run): installs what is
 # missing, then builds and runs everything, one stage after another. What each
-# stage covers (every ctest runs -j STUDENTSVC_JOBS, default nproc: CI's 2 cores):
+# stage covers (every ctest runs -j STUDENTSVC_JOBS, default nproc: CI's 2 cores; the last
+# suite twice that):
 #   deps        scripts/install-deps.sh --ci
 #   sanitizers  scripts/check-sanitizers.sh, warnings as errors: ASan + UBSan
-#               in the build with no build type and in compiled mode
-#               (-DSTUDENTSVC_HEADER_ONLY=OFF: the SDK as a library, the tests
-#               and the tool linked to it), benchmarks on, examples off (the
-#               whole tree but the per-header checks, the whole suite but the
-#               consumer projects and the two compiler-command tests); TSan
-#               (RelWithDebInfo -O1, target tsan_tests: the `concurrency` tests)
-#   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), 30 s
-#               of CPU each (FUZZ_SECONDS), run side by side: scripts/fuzz.sh
+#               (but its null, alignment and vptr checks) in the build with no
+#               build type and in compiled mode (-DSTUDENTSVC_HEADER_ONLY=OFF: the
+#               SDK as a library, the tests and the tool linked to it), benchmarks
+#               on, examples off (the whole tree but the per-header checks, the
+#               whole suite but the consumer projects and the two compiler-command
+#               tests); TSan (RelWithDebInfo -O1, target tsan_tests: the
+#               `concurrency` tests)
 #   packaging   manifests, the API reference without a Doxygen warning, the
 #               README's install command, header-only and compiled: scripts/check-packaging.sh
+#   fuzz        the three libFuzzer targets (clang-16, libc++, ASan + UBSan), 30 s
+#               side by side (FUZZ_SECONDS=20 of CPU each on two idle cores; under
+#               nice, so what runs in the background comes first): scripts/fuzz.sh
 #   no-curl     -DSTUDENTSVC_WITH_CURL=OFF (no build type): every test that
 #               needs no libcurl but the consumer projects (the suite runs them);
 #               no per-header checks (the builds with libcurl compile those)
@@ -27,10 +30,10 @@
 #               configures and generates (two at a time)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
-#   background  waits for the ASan, no-curl and clang suites and the options
-#               stage: each ran in the background (a suite from the end of its
-#               build) while the next stages built (those under nice); prints
-#               their logs, fails if one failed
+#   background  waits for what ran in the background: the ASan, TSan, no-curl
+#               and clang suites (each from the end of its build), and the
+#               packaging, demo and options stages, while the next stages built
+#               (the builds under nice); prints their logs, fails if one failed
 #   and last the whole suite in that Release build (the consumer projects
 #   included: each builds its app with no build type), so the run ends with
 #   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`,
@@ -87,7 +90,7 @@ end() {
   stage=""
 }
 
-# The ASan, no-curl and clang suites mostly wait on sockets and servers, and the
+# The ASan, TSan, no-curl and clang suites mostly wait on sockets and servers, and the
 # options stage on CMake's checks: each runs in the background while the next
 # stages build, which yield to it (nice), and its log is printed, its result
 # checked, before the Release suite.
@@ -122,15 +125,19 @@ begin deps;       bash scripts/install-deps.sh --ci;         end
 begin sanitizers
   nice bash scripts/check-sanitizers.sh asan-build
   in_background asan bash scripts/check-sanitizers.sh asan-test
-  nice bash scripts/check-sanitizers.sh tsan
+  nice bash scripts/check-sanitizers.sh tsan-build
+  in_background tsan bash scripts/check-sanitizers.sh tsan-test
 end
-begin fuzz;       FUZZ_SECONDS=${FUZZ_SECONDS:-30} bash scripts/fuzz.sh; end
-begin packaging;  nice bash scripts/check-packaging.sh;      end
+# The packaging checks wait on doxygen (one core) and on configures: they run
+# beside the fuzzers, which run for a fixed time whatever CPU they get.
+begin packaging;  in_background packaging nice bash scripts/check-packaging.sh; end
+begin fuzz;       FUZZ_SECONDS=${FUZZ_SECONDS:-20} nice bash scripts/fuzz.sh; end
 begin no-curl
   nice bash scripts/check-user-builds.sh no-curl-build
   in_background no-curl bash scripts/check-user-builds.sh no-curl-test
 end
-begin demo;       nice bash scripts/demo.sh;                 end
+# The demo's build ends on one TU (the tool's): beside the clang build.
+begin demo;       in_background demo nice bash scripts/demo.sh; end
 begin clang
   nice bash scripts/check-user-builds.sh clang-build
   in_background clang bash scripts/check-user-builds.sh clang-test
@@ -143,4 +150,6 @@ echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
 # The main suite, last: ctest's own summary and "Total Test time" end the log.
 echo "===== stage suite: the whole suite in the Release build"
 trap - EXIT
-exec ctest --test-dir build/ci-release --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+# Twice as many tests as cores: most wait on servers and sockets, and the
+# consumer projects' builds take the CPU they leave.
+exec ctest --test-dir build/ci-release --output-on-failure --no-tests=error -j "$((2 * CMAKE_BUILD_PARALLEL_LEVEL))"

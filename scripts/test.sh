@@ -5,7 +5,7 @@
 # suite twice that):
 #   deps        scripts/install-deps.sh --ci
 #   sanitizers  scripts/check-sanitizers.sh, warnings as errors: ASan + UBSan
-#               (but its null, alignment and vptr checks) in the build with no
+#               (but its null and alignment checks) in the build with no
 #               build type and in compiled mode (-DSTUDENTSVC_HEADER_ONLY=OFF: the
 #               SDK as a library, the tests and the tool linked to it), benchmarks
 #               on, examples off (the whole tree but the per-header checks, the
@@ -36,8 +36,9 @@
 #               (the builds under nice); prints their logs, fails if one failed
 #   and last the whole suite in that Release build (the consumer projects
 #   included: each builds its app with no build type), so the run ends with
-#   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n>`,
-#   each step run in the background `BENCH ci-background=<name> seconds=<n>`.
+#   ctest's summary. Each stage prints `BENCH ci-stage=<name> seconds=<n> cpu=<n>`,
+#   each step run in the background `BENCH ci-background=<name> seconds=<n> cpu=<n>`
+#   (cpu: user + system seconds of its processes, on both cores).
 #
 # The tests, the examples and the tool link the SDK compiled once per build
 # (studentsvc_compiled; STUDENTSVC_PROGRAMS_LINK_COMPILED, on by default), so
@@ -80,13 +81,22 @@ stop_background() {
 }
 trap 'if [ -n "$stage" ]; then echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) result=failed"; fi; stop_background' EXIT
 trap 'exit 130' INT TERM
+# CPU seconds (user + system) of this shell's finished children: the second line
+# of `times`, run in this shell (in a pipe it would count a subshell's children).
+mkdir -p build
+children_cpu() {
+  times > build/ci-times.txt
+  awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }' build/ci-times.txt
+}
 begin() {
   stage=$1
   stage_start=$SECONDS
+  stage_cpu=$(children_cpu)
   echo "===== stage $stage ($(date -u +%H:%M:%S) UTC)"
 }
+# cpu: what the stage's own steps used on all cores (the background's is on its own line).
 end() {
-  echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start))"
+  echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) cpu=$(( $(children_cpu) - stage_cpu ))"
   stage=""
 }
 
@@ -102,7 +112,9 @@ in_background() {
   # In a process group of its own, so that stop_background stops its tests too.
   setsid -w bash -c 'start=$SECONDS
     if "${@:2}"; then rc=0; else rc=$?; fi
-    echo "BENCH ci-background=$1 seconds=$((SECONDS - start))"
+    times > "build/ci-times-$1.txt"
+    cpu=$(awk '"'"'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }'"'"' "build/ci-times-$1.txt")
+    echo "BENCH ci-background=$1 seconds=$((SECONDS - start)) cpu=$cpu"
     exit "$rc"' in_background "$name" "$@" > "build/ci-background-$name.log" 2>&1 &
   background_names+=("$name")
   background_pids+=($!)
@@ -145,7 +157,7 @@ end
 begin options;    in_background options bash scripts/check-user-builds.sh options; end
 begin release;    nice bash scripts/check-user-builds.sh release; end
 begin background; join_background;                           end
-echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start))"
+echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start)) cpu=$(children_cpu)"
 
 # The main suite, last: ctest's own summary and "Total Test time" end the log.
 echo "===== stage suite: the whole suite in the Release build"

@@ -84,19 +84,22 @@ trap 'exit 130' INT TERM
 # CPU seconds (user + system) of this shell's finished children: the second line
 # of `times`, run in this shell (in a pipe it would count a subshell's children).
 mkdir -p build
-children_cpu() {
+# Sets children_cpu (not through $(...), whose subshell has no children of its own).
+count_children_cpu() {
   times > build/ci-times.txt
-  awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }' build/ci-times.txt
+  children_cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }' build/ci-times.txt)
 }
 begin() {
   stage=$1
   stage_start=$SECONDS
-  stage_cpu=$(children_cpu)
+  count_children_cpu
+  stage_cpu=$children_cpu
   echo "===== stage $stage ($(date -u +%H:%M:%S) UTC)"
 }
 # cpu: what the stage's own steps used on all cores (the background's is on its own line).
 end() {
-  echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) cpu=$(( $(children_cpu) - stage_cpu ))"
+  count_children_cpu
+  echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) cpu=$((children_cpu - stage_cpu))"
   stage=""
 }
 
@@ -157,7 +160,8 @@ end
 begin options;    in_background options bash scripts/check-user-builds.sh options; end
 begin release;    nice bash scripts/check-user-builds.sh release; end
 begin background; join_background;                           end
-echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start)) cpu=$(children_cpu)"
+count_children_cpu
+echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start)) cpu=$children_cpu"
 
 # The main suite, last: ctest's own summary and "Total Test time" end the log.
 echo "===== stage suite: the whole suite in the Release build"

@@ -96,7 +96,8 @@ begin() {
   stage_cpu=$children_cpu
   echo "===== stage $stage ($(date -u +%H:%M:%S) UTC)"
 }
-# cpu: what the stage's own steps used on all cores (the background's is on its own line).
+# cpu: what the processes that ended during the stage used on both cores, its own
+# steps and any background step that ended meanwhile (each of those has its own line too).
 end() {
   count_children_cpu
   echo "BENCH ci-stage=$stage seconds=$((SECONDS - stage_start)) cpu=$((children_cpu - stage_cpu))"

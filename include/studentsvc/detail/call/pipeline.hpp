@@ -7,6 +7,7 @@
 /// a CallRuntime only decides how to send and wait.
 /// @sa docs/pipeline.md
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -106,6 +107,10 @@ struct CallSpec {
 /// the completions it hands to the runtime; freed when the last has run.
 template <class T>
 class Call : public std::enable_shared_from_this<Call<T>> {
+  struct Private {
+    explicit Private() = default;
+  };
+
  public:
   using Build = std::function<Result<HttpRequest>()>;
   using Map = std::function<Result<T>(Result<HttpResponse>&&)>;
@@ -121,11 +126,21 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       return;
     }
     const StopToken closing = registry != nullptr ? registry->token() : StopToken{};
-    auto call = std::shared_ptr<Call>(new Call(std::move(context), std::move(spec), std::move(build), std::move(map),
-                                               std::move(done), stop, closing));
+    auto call = std::make_shared<Call>(Private{}, std::move(context), std::move(spec), std::move(build), std::move(map),
+                                       std::move(done), stop, closing);
     call->begin();
   }
 
+  /// Only start() can name Private: public for make_shared (one allocation for the call and its count).
+  Call(Private, CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop,
+       const StopToken& closing)
+      : context_(std::move(context)),
+        spec_(std::move(spec)),
+        build_(std::move(build)),
+        map_(std::move(map)),
+        done_(std::move(done)),
+        stop_(stop, closing),
+        start_(context_.runtime.now()) {}
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
   ~Call() {
@@ -135,16 +150,6 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   }
 
  private:
-  Call(CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop,
-       const StopToken& closing)
-      : context_(std::move(context)),
-        spec_(std::move(spec)),
-        build_(std::move(build)),
-        map_(std::move(map)),
-        done_(std::move(done)),
-        stop_(stop, closing),
-        start_(context_.runtime.now()) {}
-
   [[nodiscard]] const Logger& logger() const { return *context_.logger; }
 
   // Build: nothing is sent on bad input.
@@ -527,14 +532,17 @@ template <class T>
 [[nodiscard]] Result<T> run_blocking(CallContext context, CallSpec spec, typename Call<T>::Build build,
                                      typename Call<T>::Map map, int* attempts = nullptr) {
   // Returned as it is (no copy or move on the way out); replaced by the outcome.
-  Result<T> out = make_error(ErrorKind::transport, "the transport returned no outcome for this request");
+  Result<T> out{std::unexpect};
+  int made = -1;  // the attempts made; -1: no outcome (two references: no allocation for the completion)
   Call<T>::start(
       std::move(context), std::move(spec), std::move(build), std::move(map),
-      [&out, attempts](Result<T>&& result, int n) {
+      [&out, &made](Result<T>&& result, int n) {
         out = std::move(result);
-        if (attempts != nullptr) *attempts = n;
+        made = n;
       },
       StopToken{});
+  if (made < 0) out = make_error(ErrorKind::transport, "the transport returned no outcome for this request");
+  if (attempts != nullptr) *attempts = std::max(made, 0);
   return out;
 }
 

@@ -188,18 +188,21 @@ STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& re
   }
   // Everywhere else on the event loop's multi handle: one connection pool for
   // every form. Driven on this thread while the event thread is idle (no hand-off).
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::optional<Result<HttpResponse>> outcome;
-  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, {}, &request, [&](Result<HttpResponse> r) {
-    const std::lock_guard lock(mutex);
-    outcome = std::move(r);
-    ready.notify_one();  // under the lock: `ready` lives on the waiting caller's stack
+  struct Waiter {
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::optional<Result<HttpResponse>> outcome;
+  } w;
+  // One pointer captured: the completion needs no allocation of its own.
+  auto transfer = detail::CurlAsyncCompletion::prepare(*state_, {}, &request, [waiter = &w](Result<HttpResponse> r) {
+    const std::lock_guard lock(waiter->mutex);
+    waiter->outcome = std::move(r);
+    waiter->ready.notify_one();  // under the lock: the waiter lives on the waiting caller's stack
   }, StopToken{});
   if (transfer) detail::CurlAsyncCompletion::run_here_or_submit(*state_, std::move(transfer));
-  std::unique_lock lock(mutex);
-  ready.wait(lock, [&] { return outcome.has_value(); });
-  return std::move(*outcome);
+  std::unique_lock lock(w.mutex);
+  w.ready.wait(lock, [&] { return w.outcome.has_value(); });
+  return std::move(*w.outcome);
 }
 
 STUDENTSVC_INLINE std::vector<Result<HttpResponse>> CurlTransport::send_all(std::span<const HttpRequest> requests,

@@ -73,6 +73,22 @@ inline constexpr std::string_view endpoint_not_found_message =
   return e;
 }
 
+/// The `/current` answer (a StudentMinimal) as a StudentExtended with only the basic fields.
+[[nodiscard]] inline Result<StudentExtended> decode_minimal_as_extended(std::string_view body) {
+  Result<StudentExtended> out{std::in_place};
+  if (auto r = sax_decode_student(body, *out, nullptr); !r) out = std::unexpected(std::move(r.error()));
+  return out;
+}
+
+/// A 2xx student answer decoded where it is returned. One variable is
+/// returned on every path (GCC moves the record otherwise: no NRVO).
+[[nodiscard]] inline Result<StudentExtended> decode_student_answer(const HttpResponse& response, Endpoint endpoint) {
+  Result<StudentExtended> student = endpoint != Endpoint::current_student ? decode_student(response.body)
+                                                                          : decode_minimal_as_extended(response.body);
+  if (!student) student.error().status = response.status;
+  return student;
+}
+
 }  // namespace detail
 
 /// @brief Maps a student endpoint's outcome. `/current` answers a StudentMinimal,
@@ -80,21 +96,8 @@ inline constexpr std::string_view endpoint_not_found_message =
 [[nodiscard]] inline Result<StudentExtended> map_student_response(const Result<HttpResponse>& outcome,
                                                                   Endpoint endpoint) {
   if (!outcome) return std::unexpected(outcome.error());
-  const HttpResponse& response = *outcome;
-  if (!response.ok()) return std::unexpected(detail::student_error_from_response(response));
-  if (endpoint != Endpoint::current_student) {  // decoded in place: no temporary to move
-    auto student = decode_student(response.body);
-    if (!student) student.error().status = response.status;
-    return student;
-  }
-  auto minimal = decode_student_minimal(response.body);
-  if (!minimal) {
-    minimal.error().status = response.status;
-    return std::unexpected(std::move(minimal.error()));
-  }
-  StudentExtended student;
-  static_cast<StudentMinimal&>(student) = std::move(*minimal);
-  return student;
+  if (!outcome->ok()) return std::unexpected(detail::student_error_from_response(*outcome));
+  return detail::decode_student_answer(*outcome, endpoint);
 }
 
 /// @brief Maps a get_student outcome, and checks that the answer is the student
@@ -105,11 +108,11 @@ inline constexpr std::string_view endpoint_not_found_message =
 [[nodiscard]] inline Result<StudentExtended> map_get_student_response(const Result<HttpResponse>& outcome,
                                                                       std::string_view requested_perm) {
   auto student = map_student_response(outcome, Endpoint::get_student);
-  if (student && student->perm != requested_perm) {
-    return make_error(ErrorKind::decode,
-                      student->perm.empty() ? "field 'perm' is missing from the answer"
-                                            : "field 'perm' does not match the perm requested",
-                      outcome->status);
+  if (student && student->perm != requested_perm) {  // assigned, not returned: `student` is returned without a move
+    student = make_error(ErrorKind::decode,
+                         student->perm.empty() ? "field 'perm' is missing from the answer"
+                                               : "field 'perm' does not match the perm requested",
+                         outcome->status);
   }
   return student;
 }

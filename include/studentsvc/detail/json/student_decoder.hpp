@@ -197,9 +197,9 @@ class StudentSaxDecoder {
 /// no DOM). Unknown keys are ignored; a wrong JSON type or a student key that
 /// comes twice gives ErrorKind::decode with a message naming the field.
 [[nodiscard]] inline Result<StudentExtended> decode_student(std::string_view body) {
-  StudentExtended s;
-  if (auto r = detail::sax_decode_student(body, s, &s); !r) return std::unexpected(std::move(r.error()));
-  return s;
+  Result<StudentExtended> out{std::in_place};  // decoded where it is returned: no move of the record
+  if (auto r = detail::sax_decode_student(body, *out, &*out); !r) out = std::unexpected(std::move(r.error()));
+  return out;
 }
 
 /// @brief Parses and decodes a StudentMinimal response body (the `/current`

@@ -33,7 +33,11 @@ struct BasicCredential {
   pair.reserve(network_id.size() + 1 + password.size());
   pair.append(network_id).append(":").append(password);
   const Secret wiped(std::move(pair));  // the plain pair is wiped once encoded
-  return "Basic " + detail::base64_encode(wiped.reveal());
+  std::string value;
+  value.reserve(sizeof("Basic ") - 1 + (wiped.reveal().size() + 2) / 3 * 4);
+  value.append("Basic ");
+  detail::append_base64(value, wiped.reveal());
+  return value;
 }
 
 /// @brief The `Authorization` value of `credential`.

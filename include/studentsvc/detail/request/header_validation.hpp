@@ -2,6 +2,7 @@
 /// @file detail/request/header_validation.hpp
 /// @brief Checks header names and values before anything is sent.
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -14,22 +15,31 @@ namespace studentsvc::detail {
 /// or NUL could split the request (header injection), and the others are
 /// handled differently by each server and proxy on the way.
 [[nodiscard]] constexpr bool is_safe_header_value(std::string_view value) noexcept {
+  // No early exit: every request checks every header, and a loop without
+  // branches is the one the compiler vectorises.
+  unsigned unsafe = 0;
   for (const char c : value) {
     const auto b = static_cast<unsigned char>(c);
-    if ((b < 0x20 && b != '\t') || b == 0x7f) return false;
+    unsafe |= static_cast<unsigned>((b < 0x20) & (b != '\t')) | static_cast<unsigned>(b == 0x7f);
   }
-  return true;
+  return unsafe == 0;
 }
+
+/// Which bytes RFC 9110 allows in a token, such as a header name.
+inline constexpr auto header_token_chars = [] {
+  std::array<bool, 256> table{};
+  for (unsigned char c = '0'; c <= '9'; ++c) table[c] = true;
+  for (unsigned char c = 'a'; c <= 'z'; ++c) table[c] = true;
+  for (unsigned char c = 'A'; c <= 'Z'; ++c) table[c] = true;
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
 
 /// RFC 9110 token characters.
 [[nodiscard]] constexpr bool is_valid_header_name(std::string_view name) noexcept {
-  if (name.empty()) return false;
-  for (const char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-    if (!ok) return false;
-  }
-  return true;
+  bool valid = !name.empty();
+  for (const char c : name) valid &= header_token_chars[static_cast<unsigned char>(c)];
+  return valid;
 }
 
 /// The error names the header, never its value: the value may be a secret.

@@ -9,29 +9,36 @@
 
 namespace studentsvc::detail {
 
-/// Encodes bytes as they are: a non-ASCII password is encoded byte for byte.
-[[nodiscard]] inline std::string base64_encode(std::string_view bytes) {
+/// Appends the encoding of `bytes` to `out`, as they are: a non-ASCII password
+/// is encoded byte for byte. Written in place: one resize, no check per character.
+inline void append_base64(std::string& out, std::string_view bytes) {
   static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
+  const std::size_t at = out.size();
+  out.resize(at + (bytes.size() + 2) / 3 * 4);
+  char* p = out.data() + at;
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[k])); };
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16U) |
-                       (static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8U) |
-                       static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 2]));
-    out += alphabet[(v >> 18U) & 63U];
-    out += alphabet[(v >> 12U) & 63U];
-    out += alphabet[(v >> 6U) & 63U];
-    out += alphabet[v & 63U];
+    const unsigned v = (byte(i) << 16U) | (byte(i + 1) << 8U) | byte(i + 2);
+    *p++ = alphabet[(v >> 18U) & 63U];
+    *p++ = alphabet[(v >> 12U) & 63U];
+    *p++ = alphabet[(v >> 6U) & 63U];
+    *p++ = alphabet[v & 63U];
   }
   if (const std::size_t rest = bytes.size() - i; rest > 0) {
-    unsigned v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16U;
-    if (rest == 2) v |= static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8U;
-    out += alphabet[(v >> 18U) & 63U];
-    out += alphabet[(v >> 12U) & 63U];
-    out += rest == 2 ? alphabet[(v >> 6U) & 63U] : '=';
-    out += '=';
+    unsigned v = byte(i) << 16U;
+    if (rest == 2) v |= byte(i + 1) << 8U;
+    *p++ = alphabet[(v >> 18U) & 63U];
+    *p++ = alphabet[(v >> 12U) & 63U];
+    *p++ = rest == 2 ? alphabet[(v >> 6U) & 63U] : '=';
+    *p = '=';
   }
+}
+
+/// Encodes bytes as they are (see append_base64).
+[[nodiscard]] inline std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  append_base64(out, bytes);
   return out;
 }
 

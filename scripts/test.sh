@@ -84,10 +84,15 @@ trap 'exit 130' INT TERM
 # CPU seconds (user + system) of this shell's finished children: the second line
 # of `times`, run in this shell (in a pipe it would count a subshell's children).
 mkdir -p build
-# Sets children_cpu (not through $(...), whose subshell has no children of its own).
+# The whole CPU seconds on the second line of a saved `times` output (e.g. "1m2.5s 0m3.1s").
+cpu_seconds_of() {
+  awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }' "$1"
+}
+export -f cpu_seconds_of  # for in_background's bash -c
+# Sets children_cpu (not through $(...) around `times`, whose subshell has no children of its own).
 count_children_cpu() {
   times > build/ci-times.txt
-  children_cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }' build/ci-times.txt)
+  children_cpu=$(cpu_seconds_of build/ci-times.txt)
 }
 begin() {
   stage=$1
@@ -117,7 +122,7 @@ in_background() {
   setsid -w bash -c 'start=$SECONDS
     if "${@:2}"; then rc=0; else rc=$?; fi
     times > "build/ci-times-$1.txt"
-    cpu=$(awk '"'"'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }; printf "%d", n }'"'"' "build/ci-times-$1.txt")
+    cpu=$(cpu_seconds_of "build/ci-times-$1.txt")
     echo "BENCH ci-background=$1 seconds=$((SECONDS - start)) cpu=$cpu"
     exit "$rc"' in_background "$name" "$@" > "build/ci-background-$name.log" 2>&1 &
   background_names+=("$name")

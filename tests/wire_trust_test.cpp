@@ -92,7 +92,7 @@ void serve_with_junk(RawServer& server, int fd, int connection, int junk_connect
     // first requests are in flight together on their own connections however
     // late the client gets to the later ones (on a loaded machine, one could
     // otherwise go out on the first connection, idle by then).
-    (void)eventually([&] { return server.connections() >= junk_connections; });
+    (void)server.wait_for_connections(junk_connections);
     const std::string bogus = extra == Extra::late_408 ? "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n"
                                                        : RawServer::response(200, answer_body("bogus"));
     if (extra == Extra::same_write) {
@@ -226,7 +226,7 @@ TEST_CASE("wire: a batch sends each non-idempotent request at most once", "[wire
   // them however late the client gets to the second (on a loaded machine it could
   // otherwise go out on the first connection, and die with it).
   RawServer server([&](int fd, int connection) {
-    if (connection < 2) (void)eventually([&] { return server.connections() >= 2; });
+    if (connection < 2) (void)server.wait_for_connections(2);
     if (server.serve(fd, [](const std::string& request, int) {
           return RawServer::response(200, answer_body(RawServer::target_of(request)));
         }, 1) == 1) {

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "wait.hpp"
+
 namespace studentsvc::test {
 
 /// A port on 127.0.0.1 that nothing listens on right now (bound, then closed):
@@ -96,6 +98,11 @@ class RawServer {
   [[nodiscard]] int listen_fd() const noexcept { return listen_fd_; }
   [[nodiscard]] std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   [[nodiscard]] int connections() const noexcept { return connections_.load(); }
+  /// Waits (eventually()) until `n` connections have come in: how a handler
+  /// holds its first answers until a batch has opened them all. False if they never did.
+  [[nodiscard]] bool wait_for_connections(int n) const {
+    return eventually([&] { return connections() >= n; });
+  }
   /// Requests read with next_request(), over every connection.
   [[nodiscard]] int requests() const noexcept { return requests_.load(); }
 

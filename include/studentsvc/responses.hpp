@@ -73,15 +73,16 @@ inline constexpr std::string_view endpoint_not_found_message =
   return e;
 }
 
-/// The `/current` answer (a StudentMinimal) as a StudentExtended with only the basic fields.
+/// The `/current` answer (a StudentMinimal) as a StudentExtended with only the
+/// basic fields (decoded into a plain object, as decode_student says why).
 [[nodiscard]] inline Result<StudentExtended> decode_minimal_as_extended(std::string_view body) {
-  Result<StudentExtended> out{std::in_place};
-  if (auto r = sax_decode_student(body, *out, nullptr); !r) out = std::unexpected(std::move(r.error()));
-  return out;
+  StudentExtended s;
+  if (auto r = sax_decode_student(body, s, nullptr); !r) return std::unexpected(std::move(r.error()));
+  return s;
 }
 
-/// A 2xx student answer decoded where it is returned. One variable is
-/// returned on every path (GCC moves the record otherwise: no NRVO).
+/// A 2xx student answer. One variable is returned on every path (GCC moves
+/// the record once more otherwise: no NRVO).
 [[nodiscard]] inline Result<StudentExtended> decode_student_answer(const HttpResponse& response, Endpoint endpoint) {
   Result<StudentExtended> student = endpoint != Endpoint::current_student ? decode_student(response.body)
                                                                           : decode_minimal_as_extended(response.body);

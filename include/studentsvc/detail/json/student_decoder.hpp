@@ -197,9 +197,12 @@ class StudentSaxDecoder {
 /// no DOM). Unknown keys are ignored; a wrong JSON type or a student key that
 /// comes twice gives ErrorKind::decode with a message naming the field.
 [[nodiscard]] inline Result<StudentExtended> decode_student(std::string_view body) {
-  Result<StudentExtended> out{std::in_place};  // decoded where it is returned: no move of the record
-  if (auto r = detail::sax_decode_student(body, *out, &*out); !r) out = std::unexpected(std::move(r.error()));
-  return out;
+  // Decoded into a plain object, then moved once: decoding through the value of
+  // a std::expected can overwrite its has_value flag under libc++ 16 (the flag
+  // sits in the value's tail padding).
+  StudentExtended s;
+  if (auto r = detail::sax_decode_student(body, s, &s); !r) return std::unexpected(std::move(r.error()));
+  return s;
 }
 
 /// @brief Parses and decodes a StudentMinimal response body (the `/current`

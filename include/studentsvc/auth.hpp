@@ -33,9 +33,7 @@ struct BasicCredential {
   pair.reserve(network_id.size() + 1 + password.size());
   pair.append(network_id).append(":").append(password);
   const Secret wiped(std::move(pair));  // the plain pair is wiped once encoded
-  std::string value;
-  value.reserve(sizeof("Basic ") - 1 + (wiped.reveal().size() + 2) / 3 * 4);
-  value.append("Basic ");
+  std::string value("Basic ");  // held inline; append_base64 sizes it once
   detail::append_base64(value, wiped.reveal());
   return value;
 }

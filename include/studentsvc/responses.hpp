@@ -73,19 +73,10 @@ inline constexpr std::string_view endpoint_not_found_message =
   return e;
 }
 
-/// The `/current` answer (a StudentMinimal) as a StudentExtended with only the
-/// basic fields (decoded into a plain object, as decode_student says why).
-[[nodiscard]] inline Result<StudentExtended> decode_minimal_as_extended(std::string_view body) {
-  StudentExtended s;
-  if (auto r = sax_decode_student(body, s, nullptr); !r) return std::unexpected(std::move(r.error()));
-  return s;
-}
-
-/// A 2xx student answer. One variable is returned on every path (GCC moves
-/// the record once more otherwise: no NRVO).
+/// A 2xx student answer; `/current` answers a StudentMinimal. One variable is
+/// returned on every path (GCC moves the record once more otherwise: no NRVO).
 [[nodiscard]] inline Result<StudentExtended> decode_student_answer(const HttpResponse& response, Endpoint endpoint) {
-  Result<StudentExtended> student = endpoint != Endpoint::current_student ? decode_student(response.body)
-                                                                          : decode_minimal_as_extended(response.body);
+  Result<StudentExtended> student = decode_student_record(response.body, endpoint != Endpoint::current_student);
   if (!student) student.error().status = response.status;
   return student;
 }

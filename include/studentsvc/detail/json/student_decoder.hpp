@@ -191,18 +191,24 @@ class StudentSaxDecoder {
   return decoder.result(parsed);
 }
 
+/// A student body as a StudentExtended: every field, or only the basic ones
+/// (the `/current` answer) when not `extended`. Decoded into a plain object,
+/// then moved once: decoding through the value of a std::expected can
+/// overwrite its has_value flag under libc++ 16 (the flag sits in the value's
+/// tail padding).
+[[nodiscard]] inline Result<StudentExtended> decode_student_record(std::string_view body, bool extended) {
+  StudentExtended s;
+  if (auto r = sax_decode_student(body, s, extended ? &s : nullptr); !r) return std::unexpected(std::move(r.error()));
+  return s;
+}
+
 }  // namespace detail
 
 /// @brief Parses and decodes a StudentExtended response body in one pass (SAX,
 /// no DOM). Unknown keys are ignored; a wrong JSON type or a student key that
 /// comes twice gives ErrorKind::decode with a message naming the field.
 [[nodiscard]] inline Result<StudentExtended> decode_student(std::string_view body) {
-  // Decoded into a plain object, then moved once: decoding through the value of
-  // a std::expected can overwrite its has_value flag under libc++ 16 (the flag
-  // sits in the value's tail padding).
-  StudentExtended s;
-  if (auto r = detail::sax_decode_student(body, s, &s); !r) return std::unexpected(std::move(r.error()));
-  return s;
+  return detail::decode_student_record(body, true);
 }
 
 /// @brief Parses and decodes a StudentMinimal response body (the `/current`

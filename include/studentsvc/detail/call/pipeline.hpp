@@ -178,7 +178,8 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   // its own on the asynchronous runtime with its own stop: a waiter that
   // stops waiting cancels it only when it was the last one.
   void join_flight(const HttpRequest& request) {
-    key_ = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
+    flight_ = std::make_unique<JoinedFlight>();
+    flight_->key = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
     auto self = this->shared_from_this();
     std::shared_ptr<std::promise<void>> delivered;
     std::future<void> blocking_wait;
@@ -186,13 +187,13 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       delivered = std::make_shared<std::promise<void>>();
       blocking_wait = delivered->get_future();
     }
-    auto joined = context_.coalescer->join<T>(key_, [self, delivered](Result<T> result, int n) {
+    auto joined = context_.coalescer->join<T>(flight_->key, [self, delivered](Result<T> result, int n) {
       self->attempts_before_ = n;
       self->finish(std::move(result));
       if (delivered) delivered->set_value();
     });
-    flight_ = joined.flight;
-    flight_id_ = joined.id;
+    flight_->flight = joined.flight;
+    flight_->id = joined.id;
     if (!joined.leader && logger().enabled(LogLevel::debug)) {
       logger().log(LogLevel::debug, spec_.name + ": sharing the identical request in flight");
     }
@@ -206,7 +207,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       Coalescer* coalescer = context_.coalescer;
       Call<T>::start(
           std::move(shared), std::move(spec), build_, map_,
-          [coalescer, key = key_, flight = joined.flight](Result<T> result, int n) {
+          [coalescer, key = flight_->key, flight = joined.flight](Result<T> result, int n) {
             coalescer->complete<T>(key, flight, std::move(result), n);
           },
           joined.flight->token());
@@ -225,7 +226,8 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       auto call = weak.lock();
       if (!call) return;
       try {
-        if (!call->context_.coalescer->template leave<T>(call->key_, call->flight_, call->flight_id_)) return;
+        const JoinedFlight& joined = *call->flight_;
+        if (!call->context_.coalescer->template leave<T>(joined.key, joined.flight, joined.id)) return;
         call->context_.runtime.after(
             std::chrono::milliseconds{0},
             [call](bool) {
@@ -423,13 +425,14 @@ class Call : public std::enable_shared_from_this<Call<T>> {
                                                   : std::string("transport error")) +
                                          "), waiting " + std::to_string(decision.wait.count()) + " ms");
       }
-      last_ = std::move(outcome);
+      last_ = std::make_unique<Result<HttpResponse>>(std::move(outcome));
       wait_then(decision.wait, &Call::attempt, "waiting to retry");
       return;
     }
     if (may_refresh_credentials(outcome)) {
       refreshed_ = true;
-      last_ = outcome;  // final if the retry budget refuses the try with fresh credentials
+      // Final if the retry budget refuses the try with fresh credentials.
+      last_ = std::make_unique<Result<HttpResponse>>(outcome);
       context_.provider->invalidate();
       if (auto again = build_(); again) {
         logger().log(LogLevel::info, spec_.name + ": 401, trying once more with fresh credentials");
@@ -514,13 +517,20 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   int attempts_before_ = 0;
   std::chrono::steady_clock::time_point attempt_start_;
   std::vector<std::string> secrets_;  // of the requests this call replaced; see secrets()
-  std::optional<Result<HttpResponse>> last_;
+  /// The outcome a refused retry ends with (kept only once a retry is planned).
+  std::unique_ptr<Result<HttpResponse>> last_;
   bool refreshed_ = false;
   bool finished_ = false;
   bool probe_ = false;  ///< The attempt in flight is the circuit breaker's half-open probe.
-  std::string key_;     ///< Coalesced: the shared request's key (never printed).
-  std::shared_ptr<Coalescer::Flight<T>> flight_;
-  std::uint64_t flight_id_ = 0;
+  /// Coalesced: the shared request this call waits for.
+  struct JoinedFlight {
+    std::string key;  ///< never printed
+    std::shared_ptr<Coalescer::Flight<T>> flight;
+    std::uint64_t id = 0;
+  };
+  // Held apart from the call (as last_ is) so that a plain lookup's Call stays
+  // a small allocation: allocators serve those from a per-thread cache.
+  std::unique_ptr<JoinedFlight> flight_;
 #if STUDENTSVC_HAS_STOP_TOKEN
   std::optional<std::stop_callback<StopWaiting>> on_stop_;  // last: goes first, while the rest is intact
 #endif

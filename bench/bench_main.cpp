@@ -5,8 +5,11 @@
 //   studentsvc_bench body                          the StudentExtended body the servers serve
 //   studentsvc_bench seq URL ROUNDS CALLS          (a) get_student vs a raw libcurl loop, alternating
 //   studentsvc_bench sdk URL ROUNDS CALLS          get_student alone (beside the Python requests runs)
+//   studentsvc_bench stages URL ROUNDS CALLS       (a) where get_student's time over the raw loop goes:
+//                                                  the transport + decode, then + the request builder
 //   studentsvc_bench calls WHICH URL N             N calls and nothing else (run under callgrind): sdk,
-//                                                  sdk-hooks, sdk-metrics (with a hook) or raw
+//                                                  sdk-hooks, sdk-metrics (with a hook), raw, or the
+//                                                  steps of mode stages: transport, built
 //   studentsvc_bench allocs URL N                  (c) operator new calls per call, SDK and raw
 //   studentsvc_bench decode ROUNDS ITERS           (d) decode_student vs nlohmann::json::parse
 //   studentsvc_bench batch N DELAY_MS              (e) sequential vs get_students at 16 and 64
@@ -37,6 +40,7 @@
 #include <memory>
 #include <ranges>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -245,6 +249,50 @@ struct RawLoop {
   CURL* handle = nullptr;
 };
 
+// --- get_student's steps on their own (mode stages) --------------------------
+// The same lookup with fewer of the SDK's steps: CurlTransport::send of a
+// request built once, then decode_student (TransportLoop); the same with the
+// request built on every call (BuildLoop). Client::get_student adds the call
+// pipeline (retry, hooks, request id, log) on top of these.
+
+studentsvc::detail::BaseUrl base_url_or_die(const std::string& url) {
+  auto base = studentsvc::detail::parse_base_url(url, true);
+  if (!base) die("bad base URL");
+  return std::move(*base);
+}
+
+struct TransportLoop {
+  explicit TransportLoop(const std::string& base_url, bool build_each_call)
+      : options(client_options(base_url)),
+        base(base_url_or_die(options.base_url)),
+        transport(studentsvc::curl_transport_options(options)),
+        build_each(build_each_call) {
+    auto built = studentsvc::build_get_student_request(base, options, bench_perm);
+    if (!built) die("could not build the request");
+    request = std::move(*built);
+  }
+  void run(std::size_t calls) {
+    for (std::size_t i = 0; i < calls; ++i) {
+      std::optional<studentsvc::HttpRequest> fresh;
+      if (build_each) {
+        auto built = studentsvc::build_get_student_request(base, options, bench_perm);
+        if (!built) die("could not build the request");
+        fresh = std::move(*built);
+      }
+      const auto response = transport.send(fresh ? *fresh : request);
+      if (!response || response->status != 200) die("transport send failed");
+      const auto student = studentsvc::decode_student(response->body);
+      if (!student) die("decode_student failed");
+      sink = sink + student->email.size();
+    }
+  }
+  studentsvc::ClientOptions options;
+  studentsvc::detail::BaseUrl base;
+  studentsvc::CurlTransport transport;
+  bool build_each;
+  studentsvc::HttpRequest request;
+};
+
 /// Wall-clock and this process's CPU time per call, in ns.
 struct PerCall {
   double wall = 0;
@@ -301,6 +349,39 @@ int mode_seq(const std::string& base_url, std::size_t rounds, std::size_t calls)
   return 0;
 }
 
+// Each round runs the four loops in a rotated order; each figure is the
+// median over the rounds of a loop's time over the raw loop's in that round.
+int mode_stages(const std::string& base_url, std::size_t rounds, std::size_t calls) {
+  RawLoop raw(base_url);
+  TransportLoop transport(base_url, false);
+  TransportLoop built(base_url, true);
+  SdkLoop sdk(base_url);
+  const std::size_t warm = std::max<std::size_t>(calls / 4, 200);
+  raw.run(warm);
+  transport.run(warm);
+  built.run(warm);
+  sdk.run(warm);
+  std::vector<double> transport_ratio, built_ratio, sdk_ratio;
+  for (std::size_t i = 0; i < rounds; ++i) {
+    double t[4] = {};
+    for (std::size_t k = 0; k < 4; ++k) {
+      switch ((k + i) % 4) {
+        case 0: t[0] = per_call(raw, calls).wall; break;
+        case 1: t[1] = per_call(transport, calls).wall; break;
+        case 2: t[2] = per_call(built, calls).wall; break;
+        default: t[3] = per_call(sdk, calls).wall; break;
+      }
+    }
+    transport_ratio.push_back(t[1] / t[0]);
+    built_ratio.push_back(t[2] / t[0]);
+    sdk_ratio.push_back(t[3] / t[0]);
+  }
+  bench("stage_transport_decode_over_raw", median(transport_ratio));
+  bench("stage_build_transport_decode_over_raw", median(built_ratio));
+  bench("stage_sdk_over_raw", median(sdk_ratio));
+  return 0;
+}
+
 int mode_sdk(const std::string& base_url, std::size_t rounds, std::size_t calls) {
   SdkLoop sdk(base_url);
   sdk.run(std::max<std::size_t>(calls / 4, 200));
@@ -330,6 +411,9 @@ int mode_calls(const std::string& which, const std::string& base_url, std::size_
   } else if (which == "raw") {
     RawLoop raw(base_url);
     raw.run(n);
+  } else if (which == "transport" || which == "built") {  // the steps of mode stages
+    TransportLoop loop(base_url, which == "built");
+    loop.run(n);
   } else {
     die("calls: sdk, sdk-hooks, sdk-metrics or raw");
   }
@@ -668,6 +752,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "seq" && args.size() == 4) return mode_seq(args[1], to_size(argv[3]), to_size(argv[4]));
   if (mode == "sdk" && args.size() == 4) return mode_sdk(args[1], to_size(argv[3]), to_size(argv[4]));
+  if (mode == "stages" && args.size() == 4) return mode_stages(args[1], to_size(argv[3]), to_size(argv[4]));
   if (mode == "calls" && args.size() == 4) return mode_calls(args[1], args[2], to_size(argv[4]));
   if (mode == "allocs" && args.size() == 3) return mode_allocs(args[1], to_size(argv[3]));
   if (mode == "decode" && args.size() == 3) return mode_decode(to_size(argv[2]), to_size(argv[3]));

@@ -1,9 +1,11 @@
 #pragma once
 // DelayServer: a tiny HTTP/1.1 keep-alive server on 127.0.0.1 that answers
 // every request with the same JSON body after a fixed delay, for measuring
-// latency-bound batches. One thread, epoll and a timer heap, so any number of
-// requests can wait at once (the MockServer pins one of its 32 worker threads
-// to each keep-alive connection, too few for concurrency 64).
+// latency-bound batches. A lookup of /students/v2/students/{perm} gets the body
+// with its own perm (the SDK refuses an answer for another student). One
+// thread, epoll and a timer heap, so any number of requests can wait at once
+// (the MockServer pins one of its 32 worker threads to each keep-alive
+// connection, too few for concurrency 64).
 //
 // Linux only; for the benchmark, not for tests.
 
@@ -17,6 +19,7 @@
 #include <map>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -37,6 +40,10 @@ class DelayServer {
   DelayServer(std::string body, std::chrono::milliseconds delay) : delay_(delay) {
     response_ = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                 std::to_string(body.size()) + "\r\n\r\n" + body;
+    const std::size_t key = response_.find(perm_key);
+    if (key != std::string::npos && key + perm_key.size() + perm_digits < response_.size()) {
+      perm_at_ = key + perm_key.size();
+    }
   }
   ~DelayServer() { stop(); }
   /// Per-request delays: request n (0, 1, ...) waits `delay_of(n)` instead of
@@ -99,8 +106,30 @@ class DelayServer {
     clock::time_point when;
     int fd;
     std::uint64_t generation;
+    std::string answer;
     bool operator>(const Due& o) const { return when > o.when; }
   };
+
+  static constexpr std::string_view perm_key = "\"perm\":\"";
+  static constexpr std::size_t perm_digits = 7;
+
+  // The answer to a request head: the body's perm replaced by the one at the
+  // end of the request's path, when that is 7 digits.
+  [[nodiscard]] std::string answer_to(std::string_view head) const {
+    std::string answer = response_;
+    const std::size_t line_end = head.find("\r\n");
+    const std::string_view line = head.substr(0, line_end);
+    const std::size_t target = line.find(' ');
+    const std::size_t version = line.rfind(' ');
+    if (perm_at_ == 0 || target == std::string_view::npos || version <= target) return answer;
+    const std::string_view path = line.substr(target + 1, version - target - 1);
+    const std::string_view perm = path.substr(path.rfind('/') + 1);
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (perm.size() == perm_digits && std::all_of(perm.begin(), perm.end(), digit)) {
+      answer.replace(perm_at_, perm_digits, perm);
+    }
+    return answer;
+  }
 
   void loop() {
     std::vector<epoll_event> events(256);
@@ -125,9 +154,11 @@ class DelayServer {
         in.append(buf, static_cast<std::size_t>(got));
         // Every complete request head (GET, no body) gets an answer after the delay.
         for (std::size_t end = in.find("\r\n\r\n"); end != std::string::npos; end = in.find("\r\n\r\n")) {
+          std::string answer = answer_to(std::string_view(in).substr(0, end));
           in.erase(0, end + 4);
           const std::uint64_t number = requests_.fetch_add(1);
-          due_.push(Due{clock::now() + (delay_of_ ? delay_of_(number) : delay_), fd, it->second.generation});
+          due_.push(Due{clock::now() + (delay_of_ ? delay_of_(number) : delay_), fd, it->second.generation,
+                        std::move(answer)});
           ++waiting;
           std::size_t seen = max_in_flight_.load();
           if (waiting > seen) max_in_flight_ = waiting;
@@ -137,12 +168,13 @@ class DelayServer {
       while (!due_.empty() && due_.top().when <= now) {
         const int fd = due_.top().fd;
         const std::uint64_t generation = due_.top().generation;
+        const std::string answer = due_.top().answer;
         due_.pop();
         --waiting;
         const auto it = connections_.find(fd);
         if (it == connections_.end() || it->second.generation != generation) continue;
-        const ssize_t sent = ::send(fd, response_.data(), response_.size(), MSG_NOSIGNAL);
-        if (sent != static_cast<ssize_t>(response_.size())) close_connection(fd);  // small answers fit the buffer
+        const ssize_t sent = ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+        if (sent != static_cast<ssize_t>(answer.size())) close_connection(fd);  // small answers fit the buffer
       }
     }
   }
@@ -190,6 +222,7 @@ class DelayServer {
   std::function<std::chrono::milliseconds(std::uint64_t)> delay_of_;
   std::atomic<std::uint64_t> requests_{0};
   std::string response_;
+  std::size_t perm_at_ = 0;  ///< Where the perm's digits start in response_; 0: no perm to replace.
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
   int port_ = 0;

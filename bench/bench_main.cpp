@@ -48,7 +48,6 @@
 
 #include <malloc.h>
 #include <time.h>
-#include <sys/resource.h>
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
@@ -553,14 +552,22 @@ int mode_batch(std::size_t n, std::size_t delay_ms) {
   return 0;
 }
 
-// (g) peak RSS (getrusage) and heap in use (mallinfo2) over N sequential calls.
+// This process's peak RSS in KiB: VmHWM of /proc/self/status. Not getrusage's
+// ru_maxrss, which Linux carries over an exec: run from bench/run_bench.py it
+// would be the Python parent's peak, whatever this process does.
+double peak_rss_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr);
+  }
+  die("no VmHWM in /proc/self/status");
+}
+
+// (g) peak RSS (VmHWM) and heap in use (mallinfo2) over N sequential calls.
 int mode_memory(const std::string& base_url, std::size_t n) {
   SdkLoop sdk(base_url);
-  auto rss_kb = [] {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return static_cast<double>(u.ru_maxrss);
-  };
+  auto rss_kb = [] { return peak_rss_kb(); };
   auto heap_kb = [] { return static_cast<double>(mallinfo2().uordblks) / 1024.0; };
   const std::size_t marks[] = {n / 10, n / 2, n};
   const char* names[] = {"10pct", "50pct", "100pct"};
@@ -656,9 +663,7 @@ int mode_stream(std::size_t n, std::size_t delay_ms) {
       stream);
   const double t = std::chrono::duration<double>(clock_type::now() - start).count();
   if (ok != n) die("streamed lookups failed: " + std::to_string(n - ok) + " of " + std::to_string(n));
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  bench("stream_peak_rss_kb", static_cast<double>(u.ru_maxrss));
+  bench("stream_peak_rss_kb", peak_rss_kb());
   bench("stream_s", t);
   bench("stream_sent", static_cast<double>(summary.sent));
   server.stop();

@@ -109,6 +109,11 @@ def measure_callgrind(binary: str, url: str, small: int, large: int, outdir: Pat
         def pc(*needles: str) -> float:
             return (cost_of(c_large, *needles) - cost_of(c_small, *needles)) / n
 
+        def pc_outermost(*nested: str) -> float:
+            """One step that the compiler may inline into its caller: the largest of
+            `nested` (each function around the next) that the profile names."""
+            return max(pc(needle) for needle in nested)
+
         # libcurl's part: the raw loop's curl_easy_perform; the SDK drives its
         # event loop's multi handle on the calling thread instead.
         transfer = ("curl_easy_perform",) if which == "raw" else (
@@ -118,10 +123,14 @@ def measure_callgrind(binary: str, url: str, small: int, large: int, outdir: Pat
             "total": (t_large - t_small) / n,
             "transfer": pc(*transfer),
             "callbacks": pc("studentsvc::detail::curl_write_header(", "studentsvc::detail::curl_write_body("),
-            "decode": pc("studentsvc::detail::sax_parse_json<studentsvc::detail::StudentSaxDecoder>("),
-            "build": pc("studentsvc::detail::build_get_student("),
-            "prepare": pc("studentsvc::detail::curl_prepare("),
-            "finish": pc("studentsvc::detail::curl_transfer_result("),
+            "decode": pc_outermost("studentsvc::detail::sax_parse_json<studentsvc::detail::StudentSaxDecoder>(",
+                                   "studentsvc::detail::sax_decode_student(",
+                                   "studentsvc::detail::decode_student_record(",
+                                   "studentsvc::map_get_student_response("),
+            "build": pc_outermost("studentsvc::detail::build_student_request(", "studentsvc::detail::build_get_student("),
+            "prepare": pc_outermost("studentsvc::detail::curl_prepare(",
+                                    "studentsvc::detail::CurlAsyncCompletion::prepare("),
+            "finish": pc_outermost("studentsvc::detail::curl_transfer_result("),
         }
     sdk, raw = per_call["sdk"], per_call["raw"]
     sdk_own = sdk["total"] - sdk["transfer"] + sdk["callbacks"]
@@ -141,10 +150,10 @@ def measure_callgrind(binary: str, url: str, small: int, large: int, outdir: Pat
     breakdown_rows = [
         ("libcurl transfer (the multi handle driven on the calling thread; the raw loop's "
          "curl_easy_perform), without the SDK's callbacks", sdk["transfer"] - sdk["callbacks"], raw["transfer"]),
-        ("JSON decode into StudentExtended (SAX) / nlohmann::json::parse (DOM)", sdk["decode"],
+        ("map the answer: JSON decode into StudentExtended (SAX) / nlohmann::json::parse (DOM)", sdk["decode"],
          raw_own),
         ("build the request (validate, URL, auth and headers)", sdk["build"], 0.0),
-        ("set the easy handle's options and header list, read its result (curl_prepare, curl_transfer_result)",
+        ("take a pooled handle, set its options and header list, read its result",
          sdk["prepare"] + sdk["finish"], 0.0),
         ("header and body callbacks", sdk["callbacks"], 0.0),
         ("everything else (the call pipeline: retry, hooks, request id, log; the event loop's bookkeeping, "
@@ -478,8 +487,10 @@ def write_docs(r: dict[str, float], breakdown: list, md: Path, png_ok: bool, par
         f"  that makes the three calls, minimum of {params['compile_reps']} (bench/compile_time.py); the",
         "  compiler's CPU time (user + sys), which a busy machine does not inflate the",
         "  way it does wall time (both are in the BENCH lines).",
-        f"- **(g)** {params['mem_calls']:,} sequential `get_student` calls; `getrusage` peak RSS and",
-        "  glibc's heap in use (`mallinfo2`) after 10%, 50% and 100% of them.",
+        f"- **(g)** {params['mem_calls']:,} sequential `get_student` calls; the process's peak RSS",
+        "  (`VmHWM` of `/proc/self/status`; `getrusage` would report the Python parent's,",
+        "  which Linux carries over the exec) and glibc's heap in use (`mallinfo2`) after",
+        "  10%, 50% and 100% of them.",
         "",
         "## BENCH lines of this run",
         "",

@@ -70,12 +70,14 @@ def callgrind_run(binary: str, which: str, url: str, n: int, outdir: Path) -> tu
 
 
 def inclusive_costs(profile: Path) -> dict[str, int]:
-    """Whole-function inclusive costs (the lines that name an object file)."""
-    text = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(profile)], timeout=300)
+    """Each function's inclusive cost. callgrind_annotate lists a function once
+    per source file its inlined code came from; the largest of those entries is
+    the one that holds its calls, so that is the function's cost."""
+    text = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", str(profile)], timeout=300)
     costs: dict[str, int] = {}
     for line in text.splitlines():
         m = ANNOTATE_LINE.match(line)
-        if not m or not m.group(2).endswith("]"):
+        if not m or "=>" in m.group(2):
             continue
         where = m.group(2)
         func = where.split(":", 1)[1] if ":" in where else where

@@ -437,7 +437,7 @@ def write_docs(r: dict[str, float], breakdown: list, md: Path, png_ok: bool, par
         f"{r.get('seq_sdk_cpu_us_per_call', float('nan')):.0f} µs of CPU per call, "
         f"{64 * r.get('seq_sdk_cpu_us_per_call', float('nan')) / 1000:.1f} ms per wave) shares two cores with",
         "  the server's, so the waves stretch past 10 ms; at 16 the same work is a quarter",
-        "  as large. There is no target at 64.",
+        "  as large. At 64 the figure moves most with whatever else the machine runs.",
         "- **(f).** No target. `-ftime-report` puts most of the difference in parsing the",
         "  SDK's own inline code and instantiating what it uses (the JSON parser for the",
         "  SAX decoder and the error bodies, `std::expected`, `<chrono>` calendar types,",

@@ -552,22 +552,28 @@ int mode_batch(std::size_t n, std::size_t delay_ms) {
   return 0;
 }
 
-// This process's peak RSS in KiB: VmHWM of /proc/self/status. Not getrusage's
-// ru_maxrss, which Linux carries over an exec: run from bench/run_bench.py it
-// would be the Python parent's peak, whatever this process does.
-double peak_rss_kb() {
+// The number after `key` (say "Threads:") in /proc/self/status; -1 when it is not there.
+double proc_self_status(std::string_view key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr);
+    if (line.starts_with(key)) return std::strtod(line.c_str() + key.size(), nullptr);
   }
-  die("no VmHWM in /proc/self/status");
+  return -1;
+}
+
+// This process's peak RSS in KiB (VmHWM). Not getrusage's ru_maxrss, which
+// Linux carries over an exec: run from bench/run_bench.py it would be the
+// Python parent's peak, whatever this process does.
+double peak_rss_kb() {
+  const double kb = proc_self_status("VmHWM:");
+  if (kb < 0) die("no VmHWM in /proc/self/status");
+  return kb;
 }
 
 // (g) peak RSS (VmHWM) and heap in use (mallinfo2) over N sequential calls.
 int mode_memory(const std::string& base_url, std::size_t n) {
   SdkLoop sdk(base_url);
-  auto rss_kb = [] { return peak_rss_kb(); };
   auto heap_kb = [] { return static_cast<double>(mallinfo2().uordblks) / 1024.0; };
   const std::size_t marks[] = {n / 10, n / 2, n};
   const char* names[] = {"10pct", "50pct", "100pct"};
@@ -576,7 +582,7 @@ int mode_memory(const std::string& base_url, std::size_t n) {
   for (int m = 0; m < 3; ++m) {
     sdk.run(marks[m] - done);
     done = marks[m];
-    rss[m] = rss_kb();
+    rss[m] = peak_rss_kb();
     heap[m] = heap_kb();
   }
   // Printed only now: stdout's first write allocates its buffer, which is not the SDK's.
@@ -592,15 +598,8 @@ int mode_memory(const std::string& base_url, std::size_t n) {
 
 }  // namespace
 
-// Threads of this process now (/proc/self/status).
-double thread_count() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::strtod(line.c_str() + 8, nullptr);
-  }
-  return 0;
-}
+// Threads of this process now.
+double thread_count() { return std::max(proc_self_status("Threads:"), 0.0); }
 
 // (h) N asynchronous lookups submitted at once; the transport keeps INFLIGHT
 // on the wire (CurlTransportOptions::max_connections). Ideal: N / INFLIGHT waves of DELAY_MS.

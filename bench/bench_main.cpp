@@ -154,6 +154,10 @@ std::string bench_ca() {
   return ca != nullptr ? ca : "";
 }
 
+/// The i-th of 9,000,000 distinct valid perms (a batch or stream looks a
+/// repeated perm up once, so measuring N lookups takes N distinct perms).
+std::string distinct_perm(std::size_t i) { return std::to_string(1000000 + i % 9000000); }
+
 studentsvc::ClientOptions client_options(const std::string& base_url) {
   studentsvc::ClientOptions o;
   o.base_url = base_url;
@@ -251,8 +255,9 @@ struct RawLoop {
 // --- get_student's steps on their own (mode stages) --------------------------
 // The same lookup with fewer of the SDK's steps: CurlTransport::send of a
 // request built once, then decode_student (TransportLoop); the same with the
-// request built on every call (BuildLoop). Client::get_student adds the call
-// pipeline (retry, hooks, request id, log) on top of these.
+// request built on every call (TransportLoop with build_each_call).
+// Client::get_student adds the call pipeline (retry, hooks, request id, log)
+// on top of these.
 
 studentsvc::detail::BaseUrl base_url_or_die(const std::string& url) {
   auto base = studentsvc::detail::parse_base_url(url, true);
@@ -414,7 +419,7 @@ int mode_calls(const std::string& which, const std::string& base_url, std::size_
     TransportLoop loop(base_url, which == "built");
     loop.run(n);
   } else {
-    die("calls: sdk, sdk-hooks, sdk-metrics or raw");
+    die("calls: sdk, sdk-hooks, sdk-metrics, raw, transport or built");
   }
   return 0;
 }
@@ -503,10 +508,9 @@ int mode_batch(std::size_t n, std::size_t delay_ms) {
   studentsvc_bench::DelayServer server{std::string(student_body), std::chrono::milliseconds(static_cast<long long>(delay_ms))};
   if (!server.start()) die("could not start the delay server");
   const studentsvc::Client client(client_options(server.base_url()));
-  // Distinct perms: get_students looks each distinct perm up once.
   std::vector<std::string> perms;
   perms.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) perms.push_back(std::to_string(1000000 + i % 9000000));
+  for (std::size_t i = 0; i < n; ++i) perms.push_back(distinct_perm(i));
   auto seconds_since = [](clock_type::time_point t) {
     return std::chrono::duration<double>(clock_type::now() - t).count();
   };
@@ -652,7 +656,7 @@ int mode_stream(std::size_t n, std::size_t delay_ms) {
   if (!server.start()) die("could not start the delay server");
   const studentsvc::Client client(client_options(server.base_url()));
   auto perms = std::views::iota(std::size_t{0}, n) |
-               std::views::transform([](std::size_t i) { return std::to_string(1000000 + i % 9000000); });
+               std::views::transform(distinct_perm);
   std::size_t ok = 0;
   studentsvc::StreamOptions stream;
   stream.max_concurrency = 64;

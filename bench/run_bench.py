@@ -132,7 +132,7 @@ def measure_callgrind(binary: str, url: str, small: int, large: int, outdir: Pat
             "build": pc_outermost("studentsvc::detail::build_student_request(", "studentsvc::detail::build_get_student("),
             "prepare": pc_outermost("studentsvc::detail::curl_prepare(",
                                     "studentsvc::detail::CurlAsyncCompletion::prepare("),
-            "finish": pc_outermost("studentsvc::detail::curl_transfer_result("),
+            "finish": pc("studentsvc::detail::curl_transfer_result("),
         }
     sdk, raw = per_call["sdk"], per_call["raw"]
     sdk_own = sdk["total"] - sdk["transfer"] + sdk["callbacks"]

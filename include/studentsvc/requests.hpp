@@ -12,6 +12,7 @@
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/conversation.hpp>
+#include <studentsvc/detail/auth/readable_file.hpp>
 #include <studentsvc/detail/request/header_validation.hpp>
 #include <studentsvc/detail/request/tls_options.hpp>
 #include <studentsvc/detail/request/trace_context.hpp>

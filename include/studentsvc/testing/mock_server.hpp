@@ -55,18 +55,8 @@
 #include <studentsvc/options.hpp>
 #include <studentsvc/testing/detail/content_negotiation.hpp>
 #include <studentsvc/testing/detail/header_tap.hpp>
+#include <studentsvc/testing/detail/separate.hpp>
 #include <studentsvc/testing/mock_data.hpp>
-
-// Internal to this repository: 1 where MockServer's bodies come from one
-// compiled TU (src/testing.cpp) instead of every TU that includes this header.
-#ifndef STUDENTSVC_TESTING_SEPARATE
-#define STUDENTSVC_TESTING_SEPARATE 0
-#endif
-#if STUDENTSVC_TESTING_SEPARATE
-#define STUDENTSVC_TESTING_INLINE
-#else
-#define STUDENTSVC_TESTING_INLINE inline
-#endif
 
 namespace studentsvc::testing {
 

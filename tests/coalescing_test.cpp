@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -236,27 +237,37 @@ TEST_CASE("for_each_student looks each distinct perm of a held roster up once, a
   f.service.open();
   const studentsvc::Client client(f.options);
   const std::vector<std::string> perms{"1234567", "2345678", "1234567", "12", "1234567", "3456789", "2345678", "12"};
-  for (const std::size_t width : {std::size_t{1}, std::size_t{16}}) {
-    INFO("max_concurrency " << width);
-    const std::size_t before = f.fake->request_count();
-    studentsvc::StreamOptions stream;
-    stream.max_concurrency = width;
-    std::vector<std::optional<Result<studentsvc::StudentExtended>>> got(perms.size());
-    const auto summary = client.for_each_student(
-        perms, [&](std::size_t i, std::string_view, Result<studentsvc::StudentExtended> r) { got[i] = std::move(r); },
-        stream);
-    CHECK(summary.sent + summary.not_sent <= perms.size());
-    for (std::size_t i = 0; i < perms.size(); ++i) {
-      REQUIRE(got[i]);
-      if (perms[i] == "12") {
-        CHECK(got[i]->error().kind == ErrorKind::invalid_argument);
-      } else {
-        REQUIRE(*got[i]);
-        CHECK((*got[i])->perm == perms[i]);
+  const auto check = [&](const auto& roster, std::string_view form) {
+    for (const std::size_t width : {std::size_t{1}, std::size_t{16}}) {
+      INFO(form << ", max_concurrency " << width);
+      const std::size_t before = f.fake->request_count();
+      studentsvc::StreamOptions stream;
+      stream.max_concurrency = width;
+      std::vector<std::optional<Result<studentsvc::StudentExtended>>> got(perms.size());
+      const auto summary = client.for_each_student(
+          roster, [&](std::size_t i, std::string_view, Result<studentsvc::StudentExtended> r) { got[i] = std::move(r); },
+          stream);
+      CHECK(summary.sent + summary.not_sent <= perms.size());
+      for (std::size_t i = 0; i < perms.size(); ++i) {
+        REQUIRE(got[i]);
+        if (perms[i] == "12") {
+          CHECK(got[i]->error().kind == ErrorKind::invalid_argument);
+        } else {
+          REQUIRE(*got[i]);
+          CHECK((*got[i])->perm == perms[i]);
+        }
       }
+      CHECK(f.fake->request_count() - before == 3);  // the three distinct valid perms, once each
     }
-    CHECK(f.fake->request_count() - before == 3);  // the three distinct valid perms, once each
-  }
+  };
+  // The perms are counted from views of the roster's own text where it hands
+  // out references, from copies where it makes each perm anew.
+  check(perms, "the stored strings");
+  const std::vector<std::string_view> views(perms.begin(), perms.end());
+  check(views, "views of them");
+  check(std::views::iota(std::size_t{0}, perms.size()) |
+            std::views::transform([&](std::size_t i) { return std::string(perms[i]); }),
+        "a view that makes each perm anew");
   // A single-pass stream keeps nothing: one position after another, a repeat is looked up again.
   std::istringstream lines("1234567\n1234567\n2345678\n");
   const std::size_t before = f.fake->request_count();

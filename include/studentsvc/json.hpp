@@ -17,6 +17,7 @@
 
 #include <studentsvc/conversation.hpp>
 #include <studentsvc/detail/json/depth.hpp>
+#include <studentsvc/detail/json/sax.hpp>
 #include <studentsvc/detail/json/student_decoder.hpp>
 #include <studentsvc/detail/model/student_fields.hpp>
 #include <studentsvc/errors.hpp>
@@ -116,9 +117,9 @@ inline void from_json(const nlohmann::json& j, StudentExtended& s) {
                       "conversation body nests deeper than " + std::to_string(detail::max_json_depth) + " levels",
                       response.status);
   }
-  auto j = nlohmann::json::parse(response.body.begin(), response.body.end(), nullptr, false);
-  if (j.is_discarded()) return make_error(ErrorKind::decode, "conversation body is not valid JSON", response.status);
-  return j;
+  auto j = detail::parse_json(response.body);
+  if (!j) return make_error(ErrorKind::decode, "conversation body is not valid JSON", response.status);
+  return std::move(*j);
 }
 
 /// @brief Whether `text`'s arrays and objects nest deeper than `limit` levels

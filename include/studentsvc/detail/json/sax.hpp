@@ -1,8 +1,10 @@
 #pragma once
 /// @file detail/json/sax.hpp
-/// @brief One entry point for the SDK's SAX parses of JSON text: the JSON
-/// parser alone, without nlohmann's run-time choice of input format.
+/// @brief One entry point for the SDK's parses of JSON text (SAX, and the DOM
+/// built on it): the JSON parser alone, without nlohmann's run-time choice of
+/// input format, and one input type for all, so each TU compiles one lexer.
 
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -24,6 +26,22 @@ template <class Sax>
 #else
   return nlohmann::json::sax_parse(text.data(), text.data() + text.size(), sax);
 #endif
+}
+
+/// `text` parsed into a DOM as strict JSON; nullopt when it is not JSON.
+/// Check the nesting first (json_nests_deeper_than): the DOM grows per level.
+[[nodiscard]] inline std::optional<nlohmann::json> parse_json(std::string_view text) {
+  nlohmann::json j;
+#if NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR == 11
+  // json::parse would also compile its callback parser and, from a
+  // std::string, a second lexer; the DOM builder alone over sax_parse_json does not.
+  nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom(j, false);
+  if (!sax_parse_json(text, &dom)) return std::nullopt;
+#else
+  j = nlohmann::json::parse(text.data(), text.data() + text.size(), nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+#endif
+  return j;
 }
 
 }  // namespace studentsvc::detail

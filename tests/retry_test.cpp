@@ -116,7 +116,7 @@ Run run(FakeTransport& fake, const RetryPolicy& policy, Path path = Path::single
     context.request_id_headers = &no_ids;
     context.jitter = &jitter;
     bool done = false;
-    studentsvc::detail::Call<HttpResponse>::start(
+    studentsvc::detail::CallOf<HttpResponse>::start(
         std::move(context), {"retry", studentsvc::Endpoint::get_student, false, idempotent, policy},
         [&request]() -> studentsvc::Result<HttpRequest> { return request; },
         [](studentsvc::Result<HttpResponse>&& o) { return std::move(o); },

@@ -134,8 +134,8 @@ struct ClientCloser {
 template <class T>
 struct ClientCall {
   CallSpec spec;
-  typename Call<T>::Build build;
-  typename Call<T>::Map map;
+  Call::Build build;
+  typename CallOf<T>::Map map;
 };
 
 [[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
@@ -192,18 +192,26 @@ struct ClientCall {
   return c;
 }
 
-/// Runs a call of `state` and waits for its result on this thread.
-template <class T, class MakeCall>
-[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, MakeCall make_call) {
-  auto base = state->ready();
+/// A call of `state` made by `make_call` from its base URL, or why no call can be made.
+template <class MakeCall>
+[[nodiscard]] auto client_call(const ClientState& state, MakeCall make_call)
+    -> Result<decltype(make_call(std::declval<const BaseUrl&>()))> {
+  auto base = state.ready();
   if (!base) return std::unexpected(std::move(base.error()));
-  ClientCall<T> c = make_call(**base);
+  return make_call(**base);
+}
+
+/// Runs a call of `state` and waits for its result on this thread.
+template <class T>
+[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>> made) {
+  if (!made) return std::unexpected(std::move(made.error()));
+  ClientCall<T>& c = *made;
   if (c.spec.hedge && !in_async_completion) {
     // A hedge needs two transfers at once: run on the asynchronous runtime and
     // wait here (never inside a completion, which must not wait: no hedge there).
     auto promise = std::make_shared<std::promise<Result<T>>>();
     auto result = promise->get_future();
-    Call<T>::start(
+    CallOf<T>::start(
         call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
         [promise](Result<T> r, int) { promise->set_value(std::move(r)); }, StopToken{});
     return result.get();
@@ -212,18 +220,17 @@ template <class T, class MakeCall>
 }
 
 /// Starts a call of `state`; `done` gets its result, on the transport's event thread.
-template <class T, class MakeCall>
-void start_client_call(const std::shared_ptr<ClientState>& state, MakeCall make_call, Completion<T> done,
+template <class T>
+void start_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>> made, Completion<T> done,
                        const StopToken& stop) {
-  auto base = state->ready();
-  if (!base) {
-    done(std::unexpected(std::move(base.error())));
+  if (!made) {
+    done(std::unexpected(std::move(made.error())));
     return;
   }
-  ClientCall<T> c = make_call(**base);
+  ClientCall<T>& c = *made;
   c.spec.name += " (async)";
-  Call<T>::start(call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
-                 [done = std::move(done)](Result<T> result, int) { done(std::move(result)); }, stop);
+  CallOf<T>::start(call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
+                   [done = std::move(done)](Result<T> result, int) { done(std::move(result)); }, stop);
 }
 
 /// The future form of an asynchronous call, on its completion form.
@@ -250,8 +257,9 @@ STUDENTSVC_INLINE Result<Client> Client::create(ClientOptions options) {
 }
 
 STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view perm, const CallOptions& call) const {
-  return detail::run_client_call<StudentExtended>(
-      state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); });
+  return detail::run_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                                   return detail::get_student_call(*state_, base, perm, call);
+                                 }));
 }
 
 STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
@@ -307,33 +315,31 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
 
 STUDENTSVC_INLINE Result<StudentExtended> Client::current_student(std::string_view user_jwt,
                                                                   const CallOptions& call) const {
-  return detail::run_client_call<StudentExtended>(state_, [&](const detail::BaseUrl& base) {
-    return detail::current_student_call(*state_, base, user_jwt, call);
-  });
+  return detail::run_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                                   return detail::current_student_call(*state_, base, user_jwt, call);
+                                 }));
 }
 
 STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationRequest& request) const {
-  return detail::run_client_call<RawResponse>(
-      state_, [&](const detail::BaseUrl& base) { return detail::conversation_call(*state_, base, request); });
+  return detail::run_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                                   return detail::conversation_call(*state_, base, request);
+                                 }));
 }
 
 STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completion<StudentExtended> done,
                                                   const CallOptions& call, StopToken stop) const {
-  detail::start_client_call<StudentExtended>(
-      state_, [&](const detail::BaseUrl& base) { return detail::get_student_call(*state_, base, perm, call); },
-      std::move(done), stop);
+  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                              return detail::get_student_call(*state_, base, perm, call);
+                            }), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE void Client::batch_lookup_async(std::string_view perm, Completion<StudentExtended> done,
                                                    const CallOptions& call, StopToken stop) const {
-  detail::start_client_call<StudentExtended>(
-      state_,
-      [&](const detail::BaseUrl& base) {
-        auto c = detail::get_student_call(*state_, base, perm, call);
-        c.spec.coalesce = true;
-        return c;
-      },
-      std::move(done), stop);
+  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                              auto c = detail::get_student_call(*state_, base, perm, call);
+                              c.spec.coalesce = true;
+                              return c;
+                            }), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async(std::string_view perm,
@@ -345,9 +351,9 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async
 
 STUDENTSVC_INLINE void Client::current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
                                                       const CallOptions& call, StopToken stop) const {
-  detail::start_client_call<StudentExtended>(state_, [&](const detail::BaseUrl& base) {
-    return detail::current_student_call(*state_, base, user_jwt, call);
-  }, std::move(done), stop);
+  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                              return detail::current_student_call(*state_, base, user_jwt, call);
+                            }), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_async(std::string_view user_jwt,
@@ -359,9 +365,9 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_a
 
 STUDENTSVC_INLINE void Client::conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
                                                    StopToken stop) const {
-  detail::start_client_call<RawResponse>(
-      state_, [&](const detail::BaseUrl& base) { return detail::conversation_call(*state_, base, request); },
-      std::move(done), stop);
+  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
+                              return detail::conversation_call(*state_, base, request);
+                            }), std::move(done), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<RawResponse>> Client::conversation_async(const ConversationRequest& request,

@@ -105,51 +105,46 @@ struct CallSpec {
 
 /// @brief One call, from building its request to its completion. Owned by
 /// the completions it hands to the runtime; freed when the last has run.
-template <class T>
-class Call : public std::enable_shared_from_this<Call<T>> {
-  struct Private {
-    explicit Private() = default;
-  };
-
+///
+/// Every step that does not depend on the answer's type is here, compiled
+/// once for all calls; CallOf<T> adds the typed end (map, deliver, share).
+class Call : public std::enable_shared_from_this<Call> {
  public:
   using Build = std::function<Result<HttpRequest>()>;
-  using Map = std::function<Result<T>(Result<HttpResponse>&&)>;
-  /// Gets the result and the attempts made, exactly once.
-  using Done = std::function<void(Result<T>&&, int)>;
 
-  /// Starts the call; `done` runs exactly once (before start returns for a
-  /// blocking runtime or a send-only transport; else on the event thread).
-  static void start(CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop) {
-    CallRegistry* registry = context.registry;
-    if (registry != nullptr && !registry->enter()) {
-      done(std::unexpected(cancelled_error("cancelled: the client is being destroyed")), 0);
-      return;
-    }
-    const StopToken closing = registry != nullptr ? registry->token() : StopToken{};
-    auto call = std::make_shared<Call>(Private{}, std::move(context), std::move(spec), std::move(build), std::move(map),
-                                       std::move(done), stop, closing);
-    call->begin();
-  }
-
-  /// Only start() can name Private: public for make_shared (one allocation for the call and its count).
-  Call(Private, CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop,
-       const StopToken& closing)
-      : context_(std::move(context)),
-        spec_(std::move(spec)),
-        build_(std::move(build)),
-        map_(std::move(map)),
-        done_(std::move(done)),
-        stop_(stop, closing),
-        start_(context_.runtime.now()) {}
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
-  ~Call() {
+  virtual ~Call() {
     // Only if a transport dropped a completion without calling it: count out anyway.
     if (!finished_ && context_.registry != nullptr) context_.registry->leave();
     release_probe();
   }
 
- private:
+ protected:
+  Call(CallContext context, CallSpec spec, Build build, const StopToken& stop, const StopToken& closing)
+      : context_(std::move(context)),
+        spec_(std::move(spec)),
+        build_(std::move(build)),
+        stop_(stop, closing),
+        start_(context_.runtime.now()) {}
+
+  /// Counts a new call in; false (and nothing to start) while the client is being destroyed.
+  [[nodiscard]] static bool enter(const CallContext& context, StopToken& closing) {
+    CallRegistry* registry = context.registry;
+    if (registry == nullptr) return true;
+    if (!registry->enter()) return false;
+    closing = registry->token();
+    return true;
+  }
+
+  // The typed end of the call (CallOf<T>).
+  /// Waits for the identical request in flight instead of sending this one.
+  virtual void join_flight(const HttpRequest& request) = 0;
+  /// Maps the last outcome and completes with it; `request_id` goes on a failure.
+  virtual void map_and_finish(Result<HttpResponse>&& outcome, std::string request_id) = 0;
+  /// Completes with `error`: nothing was sent, or the call ended before an outcome.
+  virtual void fail(ApiError error) = 0;
+
   [[nodiscard]] const Logger& logger() const { return *context_.logger; }
 
   // Build: nothing is sent on bad input.
@@ -157,11 +152,11 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     auto built = build_();
     if (!built) {
       logger().log(LogLevel::warning, spec_.name + ": not sent: " + built.error().message);
-      finish(std::unexpected(std::move(built.error())));
+      fail(std::move(built.error()));
       return;
     }
     if (auto valid = validate_policy(spec_.policy); !valid) {
-      finish(std::unexpected(std::move(valid.error())));
+      fail(std::move(valid.error()));
       return;
     }
     // A blocking call inside a completion must not wait for a shared request: it sends its own.
@@ -172,74 +167,6 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     use_request(std::move(*built), spec_.policy, spec_.idempotent, RetryReason::none);
     attempt();
   }
-
-  // Coalesce: wait for the identical request in flight (starting it when
-  // there is none) instead of sending one. The shared request is a call of
-  // its own on the asynchronous runtime with its own stop: a waiter that
-  // stops waiting cancels it only when it was the last one.
-  void join_flight(const HttpRequest& request) {
-    flight_ = std::make_unique<JoinedFlight>();
-    flight_->key = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
-    auto self = this->shared_from_this();
-    std::shared_ptr<std::promise<void>> delivered;
-    std::future<void> blocking_wait;
-    if (context_.runtime.blocking) {
-      delivered = std::make_shared<std::promise<void>>();
-      blocking_wait = delivered->get_future();
-    }
-    auto joined = context_.coalescer->join<T>(flight_->key, [self, delivered](Result<T> result, int n) {
-      self->attempts_before_ = n;
-      self->finish(std::move(result));
-      if (delivered) delivered->set_value();
-    });
-    flight_->flight = joined.flight;
-    flight_->id = joined.id;
-    if (!joined.leader && logger().enabled(LogLevel::debug)) {
-      logger().log(LogLevel::debug, spec_.name + ": sharing the identical request in flight");
-    }
-    if (joined.leader) {
-      CallContext shared = context_;
-      shared.runtime.blocking = false;
-      shared.registry = context_.flight_registry;
-      shared.coalescer = nullptr;
-      CallSpec spec = spec_;
-      spec.coalesce = false;
-      Coalescer* coalescer = context_.coalescer;
-      Call<T>::start(
-          std::move(shared), std::move(spec), build_, map_,
-          [coalescer, key = flight_->key, flight = joined.flight](Result<T> result, int n) {
-            coalescer->complete<T>(key, flight, std::move(result), n);
-          },
-          joined.flight->token());
-    }
-#if STUDENTSVC_HAS_STOP_TOKEN
-    if (!context_.runtime.blocking) on_stop_.emplace(stop_.token(), StopWaiting{self});
-#endif
-    if (blocking_wait.valid()) blocking_wait.wait();
-  }
-
-#if STUDENTSVC_HAS_STOP_TOKEN
-  // A waiter's stop: it leaves the flight and completes as cancelled, on the event thread.
-  struct StopWaiting {
-    std::weak_ptr<Call> weak;
-    void operator()() const noexcept {
-      auto call = weak.lock();
-      if (!call) return;
-      try {
-        const JoinedFlight& joined = *call->flight_;
-        if (!call->context_.coalescer->template leave<T>(joined.key, joined.flight, joined.id)) return;
-        call->context_.runtime.after(
-            std::chrono::milliseconds{0},
-            [call](bool) {
-              call->finish_outcome(
-                  std::unexpected(cancelled_error("cancelled (stop requested) while waiting for a shared lookup")));
-            },
-            StopToken{});
-      } catch (...) {  // out of memory: the flight still delivers to this waiter
-      }
-    }
-  };
-#endif
 
   // A request to run attempts of, under `policy`: the first, or the one rebuilt after a 401.
   void use_request(HttpRequest request, const RetryPolicy& policy, bool idempotent, RetryReason first_reason) {
@@ -309,7 +236,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   // Runs `next` once `delay` has passed; a stop request meanwhile ends the
   // call as cancelled, saying what it was `waiting` for.
   void wait_then(std::chrono::milliseconds delay, void (Call::*next)(), const char* waiting) {
-    auto self = this->shared_from_this();
+    auto self = shared_from_this();
     context_.runtime.after(
         delay,
         [self, next, waiting](bool elapsed) {
@@ -330,7 +257,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     attempt_number_ = attempts() + 1;
     attempt_started(events_, attempt_number_, reason_);
     attempt_start_ = context_.runtime.now();
-    auto self = this->shared_from_this();
+    auto self = shared_from_this();
     if (hedging()) {
       send_hedged(request_);
       return;
@@ -350,8 +277,8 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   // copy. The first answer wins and goes on to classify; the other is stopped.
   // The race holds the call until an answer is in; the copies and the timer only the race.
   void send_hedged(HttpRequest sending) {
-    std::weak_ptr<Call> weak = this->shared_from_this();
-    auto race = std::make_shared<HedgeRace>(this->shared_from_this(), stop_.token());
+    std::weak_ptr<Call> weak = shared_from_this();
+    auto race = std::make_shared<HedgeRace>(shared_from_this(), stop_.token());
     send_copy(race, 0, sending);
     if (race->decided()) return;  // answered at once (a transport that sends inline)
     context_.runtime.after(
@@ -386,7 +313,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       }
       wait = a.wait;
     }
-    std::weak_ptr<Call> weak = this->shared_from_this();
+    std::weak_ptr<Call> weak = shared_from_this();
     auto go = [weak, race, request = std::move(request)](bool elapsed) mutable {
       auto self = weak.lock();
       if (!elapsed || !self || !race->add_hedge(self->stop_.token())) return;
@@ -452,8 +379,7 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   }
 
   // The last outcome (or `cancelled` during a wait): logged without URL,
-  // headers or body, then mapped; a failure gets its attempts and request
-  // id, and every credential the request carried is scrubbed from it.
+  // headers or body, then mapped (map_and_finish).
   void finish_outcome(Result<HttpResponse> outcome) {
     if (logger().enabled(LogLevel::debug)) {
       const auto ms =
@@ -466,14 +392,16 @@ class Call : public std::enable_shared_from_this<Call<T>> {
       logger().log(LogLevel::debug, line);
     }
     std::string request_id = request_id_of(outcome, *context_.request_id_headers);
-    auto result = map_(std::move(outcome));
-    if (!result) {
-      result.error().attempts = attempts();
-      result.error().request_id = std::move(request_id);
-      // Only on failure: a successful call carries no text from the server to scrub.
-      scrub(result.error(), secrets());
-    }
-    finish(std::move(result));
+    map_and_finish(std::move(outcome), std::move(request_id));
+  }
+
+  // A mapped failure gets its attempts and request id, and every credential
+  // the request carried is scrubbed from it (a success carries no text from
+  // the server to scrub).
+  void annotate_failure(ApiError& error, std::string request_id) const {
+    error.attempts = attempts();
+    error.request_id = std::move(request_id);
+    scrub(error, secrets());
   }
 
   // Every credential this call's requests carried (most calls succeed with
@@ -484,28 +412,25 @@ class Call : public std::enable_shared_from_this<Call<T>> {
     return all;
   }
 
-  void finish(Result<T>&& result) {
-    if (finished_) return;
+  // The completion runs exactly once: claim it (false: it already ran), run it
+  // inside an AsyncCompletionScope, then count the call out (counted_out).
+  [[nodiscard]] bool claim_finish() noexcept {
+    if (finished_) return false;
     finished_ = true;
     release_probe();
-    {
-      const AsyncCompletionScope scope;
-      try {
-        done_(std::move(result), attempts());
-      } catch (...) {
-        // Documented: a completion must not throw; the call is over either way.
-        logger().log(LogLevel::error, spec_.name + ": the completion callback threw; the exception was dropped");
-      }
-      done_ = nullptr;  // its captures go here, still inside the scope
-    }
+    return true;
+  }
+  void completion_threw() const {
+    // Documented: a completion must not throw; the call is over either way.
+    logger().log(LogLevel::error, spec_.name + ": the completion callback threw; the exception was dropped");
+  }
+  void counted_out() const {
     if (context_.registry != nullptr) context_.registry->leave();
   }
 
   CallContext context_;
   CallSpec spec_;
   Build build_;
-  Map map_;
-  Done done_;
   CallStop stop_;
   std::chrono::steady_clock::time_point start_;
   HttpRequest request_;
@@ -522,6 +447,134 @@ class Call : public std::enable_shared_from_this<Call<T>> {
   bool refreshed_ = false;
   bool finished_ = false;
   bool probe_ = false;  ///< The attempt in flight is the circuit breaker's half-open probe.
+};
+
+/// @brief A Call whose last outcome is mapped to a Result<T>: the typed end of
+/// the pipeline (map, deliver, share a flight), all the rest being Call's.
+template <class T>
+class CallOf final : public Call {
+  struct Private {
+    explicit Private() = default;
+  };
+
+ public:
+  using Map = std::function<Result<T>(Result<HttpResponse>&&)>;
+  /// Gets the result and the attempts made, exactly once.
+  using Done = std::function<void(Result<T>&&, int)>;
+
+  /// Starts the call; `done` runs exactly once (before start returns for a
+  /// blocking runtime or a send-only transport; else on the event thread).
+  static void start(CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop) {
+    StopToken closing;
+    if (!enter(context, closing)) {
+      done(std::unexpected(cancelled_error("cancelled: the client is being destroyed")), 0);
+      return;
+    }
+    auto call = std::make_shared<CallOf>(Private{}, std::move(context), std::move(spec), std::move(build),
+                                         std::move(map), std::move(done), stop, closing);
+    call->begin();
+  }
+
+  /// Only start() can name Private: public for make_shared (one allocation for the call and its count).
+  CallOf(Private, CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop,
+         const StopToken& closing)
+      : Call(std::move(context), std::move(spec), std::move(build), stop, closing),
+        map_(std::move(map)),
+        done_(std::move(done)) {}
+
+ private:
+  // Coalesce: wait for the identical request in flight (starting it when
+  // there is none) instead of sending one. The shared request is a call of
+  // its own on the asynchronous runtime with its own stop: a waiter that
+  // stops waiting cancels it only when it was the last one.
+  void join_flight(const HttpRequest& request) override {
+    flight_ = std::make_unique<JoinedFlight>();
+    flight_->key = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
+    auto self = std::static_pointer_cast<CallOf>(shared_from_this());
+    std::shared_ptr<std::promise<void>> delivered;
+    std::future<void> blocking_wait;
+    if (context_.runtime.blocking) {
+      delivered = std::make_shared<std::promise<void>>();
+      blocking_wait = delivered->get_future();
+    }
+    auto joined = context_.coalescer->join<T>(flight_->key, [self, delivered](Result<T> result, int n) {
+      self->attempts_before_ = n;
+      self->finish(std::move(result));
+      if (delivered) delivered->set_value();
+    });
+    flight_->flight = joined.flight;
+    flight_->id = joined.id;
+    if (!joined.leader && logger().enabled(LogLevel::debug)) {
+      logger().log(LogLevel::debug, spec_.name + ": sharing the identical request in flight");
+    }
+    if (joined.leader) {
+      CallContext shared = context_;
+      shared.runtime.blocking = false;
+      shared.registry = context_.flight_registry;
+      shared.coalescer = nullptr;
+      CallSpec spec = spec_;
+      spec.coalesce = false;
+      Coalescer* coalescer = context_.coalescer;
+      start(
+          std::move(shared), std::move(spec), build_, map_,
+          [coalescer, key = flight_->key, flight = joined.flight](Result<T> result, int n) {
+            coalescer->complete<T>(key, flight, std::move(result), n);
+          },
+          joined.flight->token());
+    }
+#if STUDENTSVC_HAS_STOP_TOKEN
+    if (!context_.runtime.blocking) on_stop_.emplace(stop_.token(), StopWaiting{self});
+#endif
+    if (blocking_wait.valid()) blocking_wait.wait();
+  }
+
+#if STUDENTSVC_HAS_STOP_TOKEN
+  // A waiter's stop: it leaves the flight and completes as cancelled, on the event thread.
+  struct StopWaiting {
+    std::weak_ptr<CallOf> weak;
+    void operator()() const noexcept {
+      auto call = weak.lock();
+      if (!call) return;
+      try {
+        const JoinedFlight& joined = *call->flight_;
+        if (!call->context_.coalescer->template leave<T>(joined.key, joined.flight, joined.id)) return;
+        call->context_.runtime.after(
+            std::chrono::milliseconds{0},
+            [call](bool) {
+              call->finish_outcome(
+                  std::unexpected(cancelled_error("cancelled (stop requested) while waiting for a shared lookup")));
+            },
+            StopToken{});
+      } catch (...) {  // out of memory: the flight still delivers to this waiter
+      }
+    }
+  };
+#endif
+
+  void map_and_finish(Result<HttpResponse>&& outcome, std::string request_id) override {
+    auto result = map_(std::move(outcome));
+    if (!result) annotate_failure(result.error(), std::move(request_id));
+    finish(std::move(result));
+  }
+
+  void fail(ApiError error) override { finish(std::unexpected(std::move(error))); }
+
+  void finish(Result<T>&& result) {
+    if (!claim_finish()) return;
+    {
+      const AsyncCompletionScope scope;
+      try {
+        done_(std::move(result), attempts());
+      } catch (...) {
+        completion_threw();
+      }
+      done_ = nullptr;  // its captures go here, still inside the scope
+    }
+    counted_out();
+  }
+
+  Map map_;
+  Done done_;
   /// Coalesced: the shared request this call waits for.
   struct JoinedFlight {
     std::string key;  ///< never printed
@@ -537,14 +590,14 @@ class Call : public std::enable_shared_from_this<Call<T>> {
 };
 
 /// @brief Runs a call on a blocking runtime and returns its result: every
-/// step ran on this thread before Call::start returned.
+/// step ran on this thread before CallOf::start returned.
 template <class T>
-[[nodiscard]] Result<T> run_blocking(CallContext context, CallSpec spec, typename Call<T>::Build build,
-                                     typename Call<T>::Map map, int* attempts = nullptr) {
+[[nodiscard]] Result<T> run_blocking(CallContext context, CallSpec spec, Call::Build build,
+                                     typename CallOf<T>::Map map, int* attempts = nullptr) {
   // Returned as it is (no copy or move on the way out); replaced by the outcome.
   Result<T> out{std::unexpect};
   int made = -1;  // the attempts made; -1: no outcome (two references: no allocation for the completion)
-  Call<T>::start(
+  CallOf<T>::start(
       std::move(context), std::move(spec), std::move(build), std::move(map),
       [&out, &made](Result<T>&& result, int n) {
         out = std::move(result);

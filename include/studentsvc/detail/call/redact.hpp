@@ -29,6 +29,11 @@ inline constexpr std::string_view redacted_marker = "[REDACTED]";
 /// message would garble it and protect nothing.
 inline constexpr std::size_t min_scrubbed_secret = 4;
 
+/// Longest first, so a secret that contains another is replaced whole.
+inline void sort_longest_first(std::vector<std::string>& secrets) {
+  std::sort(secrets.begin(), secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
 /// The secrets a request carries: the value of every header not on the
 /// logging allow-list (x-api-key, svc-api-key, Authorization, svc-user-jwt, ...),
 /// the credential part of an `Authorization: <scheme> <credential>` value, and
@@ -61,8 +66,7 @@ inline constexpr std::size_t min_scrubbed_secret = 4;
   if (auth.basic) add(auth.basic->password.reveal());
   add(auth.api_key.reveal());
   add(auth.svc_api_key.reveal());
-  // Longest first, so a secret that contains another is replaced whole.
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  sort_longest_first(out);
   return out;
 }
 
@@ -121,7 +125,7 @@ inline void add_secrets(std::vector<std::string>& secrets, const std::vector<std
   for (const auto& s : more) {
     if (std::find(secrets.begin(), secrets.end(), s) == secrets.end()) secrets.push_back(s);
   }
-  std::sort(secrets.begin(), secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  sort_longest_first(secrets);
 }
 
 /// Replaces every occurrence of each secret in `text`. When `text` was cut

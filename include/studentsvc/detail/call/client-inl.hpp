@@ -203,7 +203,7 @@ template <class MakeCall>
 
 /// Runs a call of `state` and waits for its result on this thread.
 template <class T>
-[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>> made) {
+[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>>&& made) {
   if (!made) return std::unexpected(std::move(made.error()));
   ClientCall<T>& c = *made;
   if (c.spec.hedge && !in_async_completion) {
@@ -221,7 +221,7 @@ template <class T>
 
 /// Starts a call of `state`; `done` gets its result, on the transport's event thread.
 template <class T>
-void start_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>> made, Completion<T> done,
+void start_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>>&& made, Completion<T> done,
                        const StopToken& stop) {
   if (!made) {
     done(std::unexpected(std::move(made.error())));

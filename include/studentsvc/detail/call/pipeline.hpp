@@ -121,7 +121,8 @@ class Call : public std::enable_shared_from_this<Call> {
   }
 
  protected:
-  Call(CallContext context, CallSpec spec, Build build, const StopToken& stop, const StopToken& closing)
+  // By rvalue reference: CallOf's constructor hands its own parameters on, with no move in between.
+  Call(CallContext&& context, CallSpec&& spec, Build&& build, const StopToken& stop, const StopToken& closing)
       : context_(std::move(context)),
         spec_(std::move(spec)),
         build_(std::move(build)),

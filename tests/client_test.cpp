@@ -101,6 +101,36 @@ TEST_CASE("get_student with a per-call JWT", "[client]") {
   CHECK(s.fake->last_request().headers.find("svc-user-jwt") == std::optional<std::string_view>(jwt));
 }
 
+TEST_CASE("a Client sends exactly the headers build_*_request builds, in order, with each credential setting",
+          "[client]") {
+  Setup s;
+  SECTION("API key") {}
+  SECTION("Basic, custom svc-api-key") {
+    s.options.auth.basic = studentsvc::BasicCredential{"NETID-canary", password};
+    s.options.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+    s.options.auth.svc_api_key = "SVC-canary";
+  }
+  CallOptions call;
+  SECTION("the client's version") {}
+  SECTION("a call's own version and JWT") {
+    call.api_version = "3.0";
+    call.user_jwt = jwt;
+  }
+  const auto base = studentsvc::detail::parse_base_url(s.options.base_url, false);
+  REQUIRE(base);
+  s.fake->respond(200, student_body);
+  s.fake->respond(200, student_body);
+  const auto client = s.client();
+  REQUIRE(client.get_student(perm, call));
+  const auto built = studentsvc::build_get_student_request(*base, s.options, perm, call);
+  REQUIRE(built);
+  CHECK(s.fake->last_request().headers == built->headers);
+  REQUIRE(client.current_student(jwt, call));
+  const auto built_current = studentsvc::build_current_student_request(*base, s.options, jwt, call);
+  REQUIRE(built_current);
+  CHECK(s.fake->last_request().headers == built_current->headers);
+}
+
 TEST_CASE("current_student: the straight path, minimal fields only", "[client]") {
   Setup s;
   s.fake->respond(200, student_body);

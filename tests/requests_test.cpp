@@ -8,12 +8,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <studentsvc/credential_provider.hpp>
 #include <studentsvc/requests.hpp>
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
@@ -513,6 +516,79 @@ TEST_CASE("traceparent: the caller's value joins the caller's trace, checked fir
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == ErrorKind::invalid_argument);
   CHECK_THAT(r.error().message, Catch::Contains("traceparent"));
+}
+
+TEST_CASE("a Client's prebuilt student headers give the same request, or the same error, as building them anew",
+          "[requests]") {
+  using studentsvc::detail::build_get_student;
+  using studentsvc::detail::build_student_request;
+  using studentsvc::detail::ClientLimits;
+  auto o = options();
+  SECTION("API key only") {}
+  SECTION("Basic") { o.auth.basic = studentsvc::BasicCredential{"Aladdin", "open sesame"}; }
+  SECTION("custom svc-api-key") {
+    o.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+    o.auth.svc_api_key = "svc-other";
+  }
+  SECTION("no svc-api-key, trace context on") {
+    o.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::off;
+    o.send_traceparent = true;
+  }
+  const auto prebuilt = studentsvc::detail::prebuild_student_headers(o);
+  REQUIRE(prebuilt);
+  const auto base = parse("https://api.example.edu/prefix");
+  const auto same = [&](const studentsvc::Result<HttpRequest>& fresh, const studentsvc::Result<HttpRequest>& fast) {
+    REQUIRE(fresh.has_value() == fast.has_value());
+    if (!fresh) {
+      CHECK(fast.error().kind == fresh.error().kind);
+      CHECK(fast.error().message == fresh.error().message);
+      return;
+    }
+    CHECK(fast->url == fresh->url);
+    CHECK(fast->timeout == fresh->timeout);
+    CHECK(fast->max_response_bytes == fresh->max_response_bytes);
+    std::vector<std::pair<std::string, std::string>> a(fresh->headers.begin(), fresh->headers.end());
+    std::vector<std::pair<std::string, std::string>> b(fast->headers.begin(), fast->headers.end());
+    if (o.send_traceparent) {  // a fresh one each time: compare its presence, then the rest in order
+      CHECK(fast->headers.contains("traceparent"));
+      std::erase_if(a, [](const auto& f) { return f.first == "traceparent"; });
+      std::erase_if(b, [](const auto& f) { return f.first == "traceparent"; });
+    }
+    CHECK(b == a);  // the same fields in the same order
+  };
+  CallOptions call;
+  const std::string jwt = GENERATE(as<std::string>{}, "", "header.payload.sig", "bad\r\nX-Evil: 1");
+  CAPTURE(jwt);
+  if (!jwt.empty()) call.user_jwt = jwt;
+  SECTION("the client's version and limits") {}
+  SECTION("a call's own version, timeout and trace context") {
+    call.api_version = "3.1";
+    call.timeout = 5s;
+    call.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  }
+  same(build_get_student(base, o, "1234567", call, ClientLimits::check),
+       build_get_student(base, o, "1234567", call, ClientLimits::check, &*prebuilt));
+  same(build_student_request(base, o, studentsvc::Endpoint::current_student, "/students/v2/students/current", jwt,
+                             call, ClientLimits::check),
+       build_student_request(base, o, studentsvc::Endpoint::current_student, "/students/v2/students/current", jwt,
+                             call, ClientLimits::check, &*prebuilt));
+}
+
+TEST_CASE("no prebuilt student headers when they change per call or cannot be built", "[requests]") {
+  auto o = options();
+  SECTION("a credential provider is asked on every request") {
+    struct Fixed final : studentsvc::CredentialProvider {
+      studentsvc::Result<studentsvc::Credentials> credentials() override {
+        return studentsvc::Credentials{.api_key = api_key, .svc_api_key = {}, .network_id = {}, .password = {}};
+      }
+    };
+    o.auth.provider = std::make_shared<Fixed>();
+  }
+  SECTION("no API key") { o.auth.api_key = ""; }
+  SECTION("a ':' in the network id") { o.auth.basic = studentsvc::BasicCredential{"a:b", "pw"}; }
+  SECTION("a control character in the API key") { o.auth.api_key = "key\r\nX: 1"; }
+  SECTION("an empty version") { o.api_version = ""; }
+  CHECK_FALSE(studentsvc::detail::prebuild_student_headers(o));
 }
 
 }  // namespace requests_test

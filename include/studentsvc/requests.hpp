@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/conversation.hpp>
@@ -22,6 +24,7 @@
 #include <studentsvc/models.hpp>
 #include <studentsvc/options.hpp>
 #include <studentsvc/retry.hpp>
+#include <studentsvc/secret.hpp>
 #include <studentsvc/version.hpp>
 
 namespace studentsvc {
@@ -118,19 +121,73 @@ enum class ClientLimits { check, checked };
   return {};
 }
 
+/// The headers of a student endpoint that come from the client alone.
+inline void add_student_fixed_headers(Headers& headers, const std::string& version) {
+  headers.set("svc-api-version", version);
+  headers.set("Accept", "application/json, text/json");
+  headers.set("User-Agent", std::string(user_agent));
+}
+
+/// @brief What every student-endpoint call of one Client sends but its JWT and
+/// trace context: the credential headers (Secret: wiped with the Client), then
+/// version, Accept and User-Agent, built and checked once.
+struct StudentHeaders {
+  std::vector<std::pair<std::string, Secret>> credentials;
+  Headers fixed;
+};
+
+/// The Client's StudentHeaders; none when they can change between calls (a
+/// CredentialProvider) or cannot be built (each call then fails as it would).
+[[nodiscard]] inline std::optional<StudentHeaders> prebuild_student_headers(const ClientOptions& client) {
+  if (client.auth.provider || client.api_version.empty()) return std::nullopt;
+  Headers credentials;
+  if (!client.auth.apply(Endpoint::get_student, {}, credentials) || !validate_headers(credentials)) return std::nullopt;
+  StudentHeaders out;
+  for (const auto& [name, value] : credentials) out.credentials.emplace_back(name, Secret(std::string_view(value)));
+  add_student_fixed_headers(out.fixed, client.api_version);
+  if (!validate_headers(out.fixed)) return std::nullopt;
+  return out;
+}
+
+/// The same headers and errors as `auth.apply` + add_student_fixed_headers, from
+/// the prebuilt ones: only the JWT is new, so only it is checked here.
+[[nodiscard]] inline Result<void> copy_student_headers(const StudentHeaders& prebuilt, Endpoint endpoint,
+                                                       std::string_view user_jwt, Headers& headers) {
+  if (endpoint == Endpoint::current_student && user_jwt.empty()) {
+    return make_error(ErrorKind::invalid_argument, "user JWT is required for current_student and is empty");
+  }
+  if (!is_safe_header_value(user_jwt)) {
+    return make_error(ErrorKind::invalid_argument,
+                      "header 'svc-user-jwt' value contains a control character (only tab is allowed)");
+  }
+  headers.reserve(prebuilt.credentials.size() + prebuilt.fixed.size() + 2);
+  for (const auto& [name, value] : prebuilt.credentials) headers.add(name, std::string(value.reveal()));
+  if (!user_jwt.empty()) headers.add("svc-user-jwt", std::string(user_jwt));
+  for (const auto& [name, value] : prebuilt.fixed) headers.add(name, value);
+  return {};
+}
+
+/// `prebuilt`: the Client's StudentHeaders, used unless the call sets its own version.
 [[nodiscard]] inline Result<HttpRequest> build_student_request(const BaseUrl& base, const ClientOptions& client,
                                                               Endpoint endpoint, std::string url_path,
                                                               std::string_view user_jwt, const CallOptions& call,
-                                                              ClientLimits limits) {
+                                                              ClientLimits limits,
+                                                              const StudentHeaders* prebuilt = nullptr) {
   HttpRequest request;
   request.url = base.join(url_path);
+  if (prebuilt != nullptr && !call.api_version) {
+    if (auto r = copy_student_headers(*prebuilt, endpoint, user_jwt, request.headers); !r) {
+      return std::unexpected(std::move(r.error()));
+    }
+    if (auto r = apply_trace_context(request.headers, client, call); !r) return std::unexpected(std::move(r.error()));
+    if (auto r = apply_limits(request, client, call, limits); !r) return std::unexpected(std::move(r.error()));
+    return request;
+  }
   request.headers.reserve(8);
   if (auto r = client.auth.apply(endpoint, user_jwt, request.headers); !r) return std::unexpected(std::move(r.error()));
   const std::string& version = call.api_version ? *call.api_version : client.api_version;
   if (version.empty()) return make_error(ErrorKind::invalid_argument, "svc-api-version must not be empty");
-  request.headers.set("svc-api-version", version);
-  request.headers.set("Accept", "application/json, text/json");
-  request.headers.set("User-Agent", std::string(user_agent));
+  add_student_fixed_headers(request.headers, version);
   if (auto r = apply_trace_context(request.headers, client, call); !r) return std::unexpected(std::move(r.error()));
   if (auto r = apply_limits(request, client, call, limits); !r) return std::unexpected(std::move(r.error()));
   if (auto r = validate_headers(request.headers); !r) return std::unexpected(std::move(r.error()));
@@ -139,7 +196,8 @@ enum class ClientLimits { check, checked };
 
 [[nodiscard]] inline Result<HttpRequest> build_get_student(const BaseUrl& base, const ClientOptions& client,
                                                            std::string_view perm, const CallOptions& call,
-                                                           ClientLimits limits) {
+                                                           ClientLimits limits,
+                                                           const StudentHeaders* prebuilt = nullptr) {
   if (!is_valid_perm(perm)) {
     return make_error(ErrorKind::invalid_argument,
                       "perm must be exactly 7 ASCII digits (got " + std::to_string(perm.size()) + " characters)");
@@ -152,7 +210,8 @@ enum class ClientLimits { check, checked };
   path.reserve(student_path.size() + perm.size());
   path.append(student_path).append(perm);
   const std::string_view jwt = call.user_jwt ? std::string_view(*call.user_jwt) : std::string_view{};
-  return detail::build_student_request(base, client, Endpoint::get_student, std::move(path), jwt, call, limits);
+  return detail::build_student_request(base, client, Endpoint::get_student, std::move(path), jwt, call, limits,
+                                       prebuilt);
 }
 
 [[nodiscard]] inline Result<HttpRequest> build_conversation(const BaseUrl& base, const ClientOptions& client,

@@ -82,6 +82,8 @@ struct ClientState {
   std::shared_ptr<Transport> transport;
   JitterSource jitter;
   std::vector<std::string> url_secrets = client_url_secrets(options);
+  /// The student endpoints' headers, built once (none with a CredentialProvider).
+  std::optional<StudentHeaders> student_headers = prebuild_student_headers(options);
   CallRegistry calls;  ///< The asynchronous calls in flight.
   /// The client-wide rate limit, retry budget and Retry-After pause; null
   /// (nothing to pay) when neither a rate limit nor a retry budget is set.
@@ -143,7 +145,8 @@ struct ClientCall {
   return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
            policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
           [&state, &base, perm = std::string(perm), call] {
-            return build_get_student(base, state.options, perm, call, ClientLimits::checked);
+            return build_get_student(base, state.options, perm, call, ClientLimits::checked,
+                                     state.student_headers ? &*state.student_headers : nullptr);
           },
           [perm = std::string(perm)](Result<HttpResponse>&& outcome) { return map_get_student_response(outcome, perm); }};
 }
@@ -155,7 +158,8 @@ struct ClientCall {
            policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
           [&state, &base, jwt = std::string(user_jwt), call] {
             return build_student_request(base, state.options, Endpoint::current_student,
-                                         std::string(current_student_path), jwt, call, ClientLimits::checked);
+                                         std::string(current_student_path), jwt, call, ClientLimits::checked,
+                                         state.student_headers ? &*state.student_headers : nullptr);
           },
           [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); }};
 }

@@ -102,6 +102,7 @@ inline std::size_t curl_write_header(char* data, std::size_t size, std::size_t c
       std::string_view value = line.substr(colon + 1);
       while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
       while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+      if (ex->response.headers.empty()) ex->response.headers.reserve(8);  // one allocation for a typical answer's fields
       ex->response.headers.add(std::string(line.substr(0, colon)), std::string(value));
     }
   } catch (...) {

@@ -92,6 +92,8 @@ TEST_CASE("the body cap has a documented default and is configurable per client 
   CHECK(refused.error().kind == ErrorKind::transport);
   CHECK_FALSE(refused.error().retryable);
   CHECK_THAT(refused.error().message, Catch::Contains("999-byte limit"));
+  // The next call on the same pooled handle has the client's cap again, libcurl's own size check too.
+  CHECK(client.get_student("1234567"));
 
   auto small = options;
   small.max_response_bytes = 100;

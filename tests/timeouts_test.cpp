@@ -129,6 +129,8 @@ TEST_CASE("the per-call timeout beats the client's, both ways", "[timeouts]") {
     const auto result = client.get_student("1234567", call);
     REQUIRE(result);
     CHECK(result->first_name == "Ana");
+    // The same pooled handle, back to the client's 300 ms: the call's 5 s did not stay on it.
+    CHECK_FALSE(client.get_student("1234567"));
   }
 }
 

@@ -18,7 +18,10 @@
 
 #include <curl/curl.h>
 
+#include <studentsvc/detail/curl/connection_trust.hpp>
+#include <studentsvc/detail/curl/exchange.hpp>
 #include <studentsvc/detail/curl/handles.hpp>
+#include <studentsvc/detail/curl/sockets.hpp>
 #include <studentsvc/tls.hpp>
 
 namespace studentsvc::detail {
@@ -31,6 +34,30 @@ struct CurlHandleSettings {
   std::string ca_pem{};  ///< CA text (CURLOPT_CAINFO_BLOB); overrides ca_bundle.
   std::optional<ClientCertificate> client_certificate{};  ///< Mutual TLS (CURLOPT_SSLCERT, SSLKEY, KEYPASSWD).
   std::string pinned_public_key{};                      ///< CURLOPT_PINNEDPUBLICKEY.
+  /// Where the handles' sockets are recorded (CURLOPT_OPENSOCKETDATA); outlives the pool.
+  CurlSocketRegistry* sockets = nullptr;
+};
+
+/// The per-request options curl_prepare last set on a handle: a request sets
+/// only those that differ (most repeat from call to call, and each setopt costs).
+struct CurlAppliedOptions {
+  enum class Proxy { unknown, none, configured };
+  enum class Method { unknown, get, other };
+  Proxy proxy = Proxy::unknown;
+  Method method = Method::unknown;
+  long connect_timeout_ms = -1;
+  long timeout_ms = -1;
+  curl_off_t max_file_size = -1;
+  long pipewait = -1;
+};
+
+/// A pooled easy handle and what was last set on it.
+struct PooledEasy {
+  CurlEasy easy;
+  CurlAppliedOptions applied{};
+
+  [[nodiscard]] CURL* get() const noexcept { return easy.get(); }
+  explicit operator bool() const noexcept { return static_cast<bool>(easy); }
 };
 
 /// Thread-safe pool of easy handles with the options that never change.
@@ -55,16 +82,16 @@ class CurlHandlePool {
   CurlHandlePool& operator=(const CurlHandlePool&) = delete;
 
   /// A pooled handle, or a new one with the options that never change; null when libcurl cannot make one.
-  [[nodiscard]] CurlEasy acquire() {
+  [[nodiscard]] PooledEasy acquire() {
     {
       const std::lock_guard lock(mutex_);
       if (!idle_.empty()) {
-        CurlEasy h = std::move(idle_.back());
+        PooledEasy h = std::move(idle_.back());
         idle_.pop_back();
         return h;
       }
     }
-    CurlEasy h(curl_easy_init());
+    PooledEasy h{CurlEasy(curl_easy_init())};
     if (!h) return h;
     CURL* e = h.get();
     if (share_ != nullptr) curl_easy_setopt(e, CURLOPT_SHARE, share_);
@@ -87,11 +114,21 @@ class CurlHandlePool {
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     if (!settings_.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, settings_.ca_bundle.c_str());
     set_tls_identity(e);
+    // The callbacks; their data (the transfer's CurlExchange) is set per request.
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &curl_write_body);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &curl_write_header);
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &curl_before_send);
+    if (settings_.sockets != nullptr) {
+      curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlSocketRegistry::open);
+      curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, settings_.sockets);
+      curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &CurlSocketRegistry::close);
+      curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, settings_.sockets);
+    }
     return h;
   }
 
   /// Returns an easy handle for reuse (its connection stays open).
-  void release(CurlEasy handle) {
+  void release(PooledEasy handle) {
     {
       const std::lock_guard lock(mutex_);
       if (idle_.size() < static_cast<std::size_t>(std::max(settings_.max_idle, 1L))) {
@@ -137,7 +174,7 @@ class CurlHandlePool {
   LockArray locks_;
   CURLSH* share_ = nullptr;
   std::mutex mutex_;
-  std::vector<CurlEasy> idle_;
+  std::vector<PooledEasy> idle_;
 };
 
 }  // namespace studentsvc::detail

@@ -1,7 +1,7 @@
 #pragma once
 /// @file detail/curl/request.hpp
-/// @brief Sets up an easy handle for one HttpRequest: every per-request option,
-/// in full each time, so a pooled handle carries nothing over from its last request.
+/// @brief Sets up a pooled easy handle for one HttpRequest: every per-request
+/// option that differs from the handle's last request, so it carries nothing over.
 
 #include <studentsvc/detail/config.hpp>
 
@@ -16,15 +16,27 @@
 #include <studentsvc/detail/text/ascii.hpp>
 #include <studentsvc/detail/curl/connection_trust.hpp>
 #include <studentsvc/detail/curl/exchange.hpp>
+#include <studentsvc/detail/curl/handle_pool.hpp>
 #include <studentsvc/detail/curl/sockets.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 
 namespace studentsvc::detail {
 
-/// Points `h` at `request`, writing into `ex`; `proxy` is CurlTransportOptions::proxy.
-[[nodiscard]] inline Result<void> curl_prepare(CURL* h, const HttpRequest& request, CurlExchange& ex,
+/// Sets `option` to `value` unless the handle's `last` value is already it.
+template <class T>
+void set_if_changed(CURL* h, CURLoption option, T& last, T value) {
+  if (last == value) return;
+  curl_easy_setopt(h, option, value);
+  last = value;
+}
+
+/// Points `handle` at `request`, writing into `ex`; `proxy` is CurlTransportOptions::proxy.
+/// The callbacks are the pool's (handle_pool.hpp); what repeats from the handle's last request is not set again.
+[[nodiscard]] inline Result<void> curl_prepare(PooledEasy& handle, const HttpRequest& request, CurlExchange& ex,
                                                const std::string& proxy, CurlSocketRegistry& sockets) {
+  CURL* h = handle.get();
+  CurlAppliedOptions& last = handle.applied;
   ex.max_body = request.max_response_bytes;
   ex.max_header = request.max_response_header_bytes;
   ex.idempotent = request.idempotent;
@@ -58,28 +70,31 @@ namespace studentsvc::detail {
   // proxy would see the credential headers in clear. https://: the explicit
   // proxy, or (null) libcurl's environment variables.
   const bool tls = request.url.size() >= 6 && iequals(std::string_view(request.url).substr(0, 6), "https:");
-  curl_easy_setopt(h, CURLOPT_PROXY, !tls ? "" : (proxy.empty() ? nullptr : proxy.c_str()));
+  if (const auto use = tls ? CurlAppliedOptions::Proxy::configured : CurlAppliedOptions::Proxy::none;
+      last.proxy != use) {
+    curl_easy_setopt(h, CURLOPT_PROXY, !tls ? "" : (proxy.empty() ? nullptr : proxy.c_str()));
+    last.proxy = use;  // `proxy` is the transport's, the same for every request on its handles
+  }
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, ex.header_nodes.empty() ? nullptr : ex.header_nodes.data());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ex.error.data());
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &curl_write_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &ex);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &curl_write_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
-  curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &curl_before_send);
   curl_easy_setopt(h, CURLOPT_PREREQDATA, &ex);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &CurlSocketRegistry::open);
-  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &sockets);
-  curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, &CurlSocketRegistry::close);
-  curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, &sockets);
   curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 0L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
-  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
+  set_if_changed(h, CURLOPT_CONNECTTIMEOUT_MS, last.connect_timeout_ms, static_cast<long>(request.connect_timeout.count()));
+  set_if_changed(h, CURLOPT_TIMEOUT_MS, last.timeout_ms, static_cast<long>(request.timeout.count()));
+  set_if_changed(h, CURLOPT_MAXFILESIZE_LARGE, last.max_file_size, static_cast<curl_off_t>(request.max_response_bytes));
 
   if (request.method == "GET" && request.body.empty()) {
-    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, nullptr);
-  } else if (request.method == "HEAD") {
+    if (last.method != CurlAppliedOptions::Method::get) {
+      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);  // also clears NOBODY and a body of an earlier request
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, nullptr);
+      last.method = CurlAppliedOptions::Method::get;
+    }
+    return {};
+  }
+  last.method = CurlAppliedOptions::Method::other;
+  if (request.method == "HEAD") {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, nullptr);
   } else if (request.body.empty() && request.method != "POST" && request.method != "PUT" &&

@@ -39,7 +39,7 @@ struct CurlTransportState {
   explicit CurlTransportState(CurlTransportOptions o)
       : options(std::move(o)),
         handles(CurlHandleSettings{options.ca_bundle, options.allow_http, options.max_connections, options.ca_pem,
-                                   options.client_certificate, options.pinned_public_key}) {}
+                                   options.client_certificate, options.pinned_public_key, &sockets}) {}
 
   CurlTransportOptions options;
   /// Sockets of every connection this transport's handles have open.
@@ -75,7 +75,7 @@ struct CurlTransportState {
 struct CurlAsyncTransfer {
   HttpRequest owned;
   const HttpRequest* request = &owned;
-  CurlEasy handle;
+  PooledEasy handle;
   CurlExchange exchange;
   SendCompletion done;
   StopToken stop;
@@ -128,8 +128,8 @@ struct CurlAsyncCompletion {
       transfer->done(make_error(ErrorKind::transport, "could not create a libcurl handle"));
       return nullptr;
     }
-    CURL* h = transfer->handle.get();
-    if (auto prepared = curl_prepare(h, *transfer->request, transfer->exchange, state.options.proxy, state.sockets);
+    if (auto prepared =
+            curl_prepare(transfer->handle, *transfer->request, transfer->exchange, state.options.proxy, state.sockets);
         !prepared) {
       state.handles.release(std::move(transfer->handle));
       transfer->done(std::unexpected(std::move(prepared.error())));
@@ -138,7 +138,8 @@ struct CurlAsyncCompletion {
     // Read and written by whichever thread drives the loop's multi handle, one at a time.
     transfer->exchange.connections = &state.async_connections;
     // Wait for a multiplexable connection rather than open another, where HTTP/2 can be offered.
-    curl_easy_setopt(h, CURLOPT_PIPEWAIT, transfer->request->url.starts_with("https:") ? 1L : 0L);
+    set_if_changed(transfer->handle.get(), CURLOPT_PIPEWAIT, transfer->handle.applied.pipewait,
+                   transfer->request->url.starts_with("https:") ? 1L : 0L);
     return transfer;
   }
 
@@ -172,10 +173,10 @@ STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& re
   if (state_->on_event_thread()) {
     // Inside a completion the loop cannot run this transfer while its thread
     // waits: it runs here, on a handle (and connection) of its own.
-    detail::CurlEasy handle = state_->handles.acquire();
+    detail::PooledEasy handle = state_->handles.acquire();
     if (!handle) return make_error(ErrorKind::transport, "could not create a libcurl handle");
     detail::CurlExchange exchange;
-    if (auto prepared = detail::curl_prepare(handle.get(), request, exchange, state_->options.proxy, state_->sockets);
+    if (auto prepared = detail::curl_prepare(handle, request, exchange, state_->options.proxy, state_->sockets);
         !prepared) {
       state_->handles.release(std::move(handle));
       return std::unexpected(std::move(prepared.error()));

@@ -498,7 +498,7 @@ TEST_CASE("a proxy's user:password never reaches an ApiError or a log line (Curl
 
 TEST_CASE("the client key's password never reaches an ApiError, a log line or to_string", "[canary][tls]") {
   const std::string key_password = "CANARY-KEYPASS-3b7e90";
-  studentsvc_test::TempDir dir;
+  studentsvc::test::TempDir dir;
   const std::string cert = dir.write("client.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
   const std::string key = dir.write("client.key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
   const studentsvc::test::LogCapture logs;

@@ -44,7 +44,7 @@ const std::string cert_text =
 const std::string key_text = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
 
 struct Files {
-  studentsvc_test::TempDir dir;
+  studentsvc::test::TempDir dir;
   std::string cert = dir.write("client.pem", cert_text);
   std::string key = dir.write("client.key", key_text);
   std::string encrypted_key =

@@ -206,7 +206,7 @@ TEST_CASE("tool mock over TLS exports the certificate as the CA bundle", "[tool]
 }
 
 TEST_CASE("tool mock refuses a bad fixture file or half a TLS pair with one line", "[tool][mock]") {
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   struct Case {
     Args args;
     int status;

@@ -33,7 +33,7 @@ studentsvc::test::ProcessResult tool(const Args& args, const Env& env) {
 }
 
 /// A config file with profile "dev" pointing at `server`, its secrets in 0600 files.
-std::string write_config(const studentsvc_test::TempDir& dir, const MockServer& server, const std::string& extra = "") {
+std::string write_config(const studentsvc::test::TempDir& dir, const MockServer& server, const std::string& extra = "") {
   const auto o = server.client_options();
   dir.write("api.key", std::string(o.auth.api_key.reveal()) + "\n");
   dir.write("svc.key", std::string(o.auth.svc_api_key.reveal()));
@@ -50,7 +50,7 @@ std::string write_config(const studentsvc_test::TempDir& dir, const MockServer& 
 
 TEST_CASE("tool --profile: a profile's settings and secret files reach the service", "[tool][profile]") {
   MockServer server;
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const auto config = write_config(dir, server);
 
   const auto by_flag = tool({"--config", config, "--profile", "dev", "get", "1234567"}, {});
@@ -71,7 +71,7 @@ TEST_CASE("tool --profile: a profile's settings and secret files reach the servi
 
 TEST_CASE("tool --profile: flag beats environment beats profile beats default", "[tool][profile]") {
   MockServer server;
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const auto config = write_config(dir, server, R"(, "api_version": "9.9")");
 
   // The profile alone: its api_version 9.9 is sent (and refused with 400).
@@ -101,7 +101,7 @@ TEST_CASE("tool --profile: flag beats environment beats profile beats default", 
 
 TEST_CASE("tool --profile: each mistake is one line and exit 3, before anything is sent", "[tool][profile]") {
   MockServer server;
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const auto config = write_config(dir, server);
   struct Case {
     std::string config;
@@ -134,7 +134,7 @@ TEST_CASE("tool --profile: each mistake is one line and exit 3, before anything 
 }
 
 TEST_CASE("read_secret_file drops one line break and refuses group or other access", "[tool][profile]") {
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   CHECK(studentsvc_cli::read_secret_file("k", dir.write("a", "secret\r\n")).value() == "secret");
   CHECK(studentsvc_cli::read_secret_file("k", dir.write("b", "two\nlines\n")).value() == "two\nlines");
   CHECK_FALSE(studentsvc_cli::read_secret_file("k", dir.write("c", "\n")));
@@ -147,7 +147,7 @@ TEST_CASE("read_secret_file drops one line break and refuses group or other acce
 TEST_CASE("tool: the TLS settings come from a flag, the environment or a profile, and the key password is never shown",
           "[tool][profile][tls]") {
   MockServer server;
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   dir.write("client.pem", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n");
   dir.write("client.key", "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n");
   const std::string password = "key-password-canary-7781";

@@ -154,7 +154,7 @@ TEST_CASE("tool get: 5,000 perms to CSV, every row checked, failures as rows, ex
   constexpr std::size_t count = 5000;
   MockServer server(roster_options(count));
   REQUIRE(server.running());
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const auto perms = roster_perms(count);
   const auto file = dir.write("perms.txt", lines_of(perms));
 
@@ -256,7 +256,7 @@ TEST_CASE("tool get: many perms default to ndjson, one object a line, errors in 
 
 TEST_CASE("tool get --from: lines, stdin, a CSV column, and bad input", "[tool]") {
   MockServer server(roster_options(10));
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const auto flags = flags_for(server);
 
   // Blank lines, spaces and CRLF are tolerated.
@@ -388,7 +388,7 @@ TEST_CASE("tool get --fail-fast stops sending after a 401, without it every look
 TEST_CASE("tool get draws a progress bar when stderr is a terminal, and not with --quiet", "[tool]") {
   REQUIRE(std::filesystem::exists("/usr/bin/script"));  // util-linux (bsdutils, essential on Debian)
   MockServer server(roster_options(600));
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   const auto perms = dir.write("perms.txt", lines_of(roster_perms(600)));
   const auto csv = (dir.path() / "out.csv").string();
   std::string command = "'" + cli + "'";
@@ -522,7 +522,7 @@ TEST_CASE("tool get --failed-to writes the perms worth retrying, and --from re-r
     return roster(req, res);
   };
   MockServer server(options);
-  const studentsvc_test::TempDir dir;
+  const studentsvc::test::TempDir dir;
   auto perms = roster_perms(30);
   perms.push_back(perm_of(499));  // 404: not worth retrying
   const auto failed = (dir.path() / "failed.txt").string();

@@ -47,8 +47,3 @@ class TempDir {
 };
 
 }  // namespace studentsvc::test
-
-// The name the tool tests still use (studentsvc::test is the one namespace of tests/support/).
-namespace studentsvc_test {
-using studentsvc::test::TempDir;
-}  // namespace studentsvc_test

@@ -37,7 +37,7 @@ namespace cli_test {
 
 namespace {
 
-using studentsvc::test::closed_loopback_port;
+using studentsvc::test::RefusingPort;
 using studentsvc::testing::MockServer;
 using studentsvc::testing::MockServerOptions;
 using Env = studentsvc::test::Env;
@@ -349,7 +349,8 @@ TEST_CASE("cli gives each ErrorKind its own exit status") {
   };
   MockServer server;
   const Args flags = flags_for(server);
-  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_loopback_port());
+  const RefusingPort refusing;
+  const std::string closed = "http://127.0.0.1:" + std::to_string(refusing.port());
 
   std::vector<Case> cases = {
       {"bad perm", {"--mock", "get", "12345"}, {}, 3, "get: invalid_argument: perm must be exactly 7"},
@@ -473,7 +474,8 @@ TEST_CASE("cli never prints a canary secret, with --verbose and in error cases")
   o.jwts = {{jwt, "1234567"}};
   MockServer server(o);
   MockServer other;  // expects its own defaults: every canary credential is refused
-  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_loopback_port());
+  const RefusingPort refusing;
+  const std::string closed = "http://127.0.0.1:" + std::to_string(refusing.port());
 
   const Args secret_flags = {"--api-key", key, "--network-id", network_id, "--password", password};
   const Env secret_env = {{"STUDENTSVC_API_KEY", key},
@@ -622,7 +624,8 @@ TEST_CASE("example readme_example runs and reports a missing configuration or an
   CHECK(unconfigured.err == "invalid_argument: STUDENTSVC_BASE_URL is not set\n");
 
   // from_env() has no loopback opt-in, so point it at an https port nobody listens on.
-  const Env env = {{"STUDENTSVC_BASE_URL", "https://127.0.0.1:" + std::to_string(closed_loopback_port())},
+  const RefusingPort refusing;
+  const Env env = {{"STUDENTSVC_BASE_URL", "https://127.0.0.1:" + std::to_string(refusing.port())},
                    {"STUDENTSVC_API_KEY", "k"}};
   const auto unreachable = run(STUDENTSVC_EXAMPLE_README, {}, env);
   CHECK(unreachable.status == 1);
@@ -701,9 +704,11 @@ TEST_CASE("cli never prints a URL's user:password (proxy flag, proxy environment
   const std::string proxy_password = "PROXYPW-canary-31";
   const std::string base_password = "BASEPW-canary-32";
   MockServer server;
-  const std::string proxy = "http://proxyuser:" + proxy_password + "@127.0.0.1:" + std::to_string(closed_loopback_port());
+  const RefusingPort no_proxy;
+  const RefusingPort no_service;
+  const std::string proxy = "http://proxyuser:" + proxy_password + "@127.0.0.1:" + std::to_string(no_proxy.port());
   // https:// goes through the proxy (plain http:// to loopback never does); the proxy is not there.
-  const Args base{"--base-url", "https://127.0.0.1:" + std::to_string(closed_loopback_port()), "--api-key", "k",
+  const Args base{"--base-url", "https://127.0.0.1:" + std::to_string(no_service.port()), "--api-key", "k",
                   "--network-id", "n", "--password", "p", "--retries", "0"};
   auto check_clean = [&](const Run& r) {
     CHECK_THAT(r.out + r.err, !Catch::Contains(proxy_password));

@@ -86,8 +86,8 @@ TEST_CASE("transport_failure on real failures, and the fail-fast each one drives
   }
   SECTION("a refused connect: connect, a batch goes on (a restarting service)") {
     studentsvc::CurlTransport transport(plain_http());
-    const int port = studentsvc::test::closed_loopback_port();
-    const auto e = failure_of(transport, get("http://127.0.0.1:" + std::to_string(port) + "/x"));
+    const studentsvc::test::RefusingPort refusing;
+    const auto e = failure_of(transport, get("http://127.0.0.1:" + std::to_string(refusing.port()) + "/x"));
     CHECK(e.transport_failure == TransportFailure::connect);
     CHECK(fail_fast_reason(e) == FailFastReason::none);
   }

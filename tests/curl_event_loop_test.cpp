@@ -397,7 +397,8 @@ TEST_CASE("a transfer past its CURLOPT_TIMEOUT_MS completes with a timeout, not 
 
 TEST_CASE("a refused connection completes with libcurl's code", "[event_loop][concurrency]") {
   CurlEventLoop loop;
-  Request request("http://127.0.0.1:" + std::to_string(studentsvc::test::closed_loopback_port()) + "/");
+  const studentsvc::test::RefusingPort refusing;
+  Request request("http://127.0.0.1:" + std::to_string(refusing.port()) + "/");
   Seen seen;
   loop.submit(request.handle, seen.completion());
   REQUIRE(seen.done.wait_for(10s) == std::future_status::ready);

@@ -38,7 +38,7 @@ using studentsvc::ErrorKind;
 using studentsvc::test::EnvGuard;
 using studentsvc::test::RawServer;
 using studentsvc::test::TestPki;
-using studentsvc::test::closed_loopback_port;
+using studentsvc::test::RefusingPort;
 using studentsvc::testing::MockServer;
 
 namespace {
@@ -418,12 +418,14 @@ TEST_CASE("a failure at the proxy names the proxy and never its user:password", 
     std::string expected;
   };
   // The listeners are new on each run of the test case: build the case here, not in the generator.
+  const RefusingPort no_http_proxy;
+  const RefusingPort no_socks_proxy;
   const std::vector<Case> cases{
-      {"http://" + userinfo + "127.0.0.1:" + std::to_string(closed_loopback_port()), "could not connect to the proxy"},
+      {"http://" + userinfo + "127.0.0.1:" + std::to_string(no_http_proxy.port()), "could not connect to the proxy"},
       {"http://" + userinfo + "proxy.invalid:3128", "could not resolve the proxy"},
       {refusing.url("http", userinfo), "proxy refused the tunnel (status 403)"},
       {auth.url("http", userinfo), "proxy refused the tunnel (status 407)"},
-      {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(closed_loopback_port()), "could not connect to the proxy"},
+      {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(no_socks_proxy.port()), "could not connect to the proxy"},
       {"socks5://" + userinfo + "127.0.0.1:" + std::to_string(not_socks.port()), "proxy failed"},
       // libcurl echoes the whole proxy URL in these two.
       {"foo://" + userinfo + "127.0.0.1:9", "could not connect to the proxy"},

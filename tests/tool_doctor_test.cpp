@@ -272,7 +272,8 @@ TEST_CASE("doctor: a web server's HTML 404 for the prefix, and a closed port", "
   CHECK(no_prefix.status == 8);
   CHECK_THAT(line_of(no_prefix.out, "\u2717", "base_path"), Catch::Contains("the service does not know"));
 
-  const auto closed = doctor(flags("http://127.0.0.1:" + std::to_string(studentsvc::test::closed_loopback_port())));
+  const studentsvc::test::RefusingPort refusing;
+  const auto closed = doctor(flags("http://127.0.0.1:" + std::to_string(refusing.port())));
   CHECK(closed.status == 4);
   CHECK_THAT(line_of(closed.out, "\u2717", "connect"), Catch::Contains("cannot connect to 127.0.0.1:"));
   CHECK_THAT(closed.out, Catch::Contains("hint: check the host and port in STUDENTSVC_BASE_URL"));

@@ -232,7 +232,7 @@ TEST_CASE("tool mock refuses a bad fixture file or half a TLS pair with one line
 }
 
 TEST_CASE("tool mock --port listens on the port given, or says it is in use", "[tool][mock]") {
-  const int port = studentsvc::test::closed_loopback_port();
+  const int port = studentsvc::test::free_loopback_port();
   MockProcess mock({"--port", std::to_string(port)});
   REQUIRE(mock.read_until("STUDENTSVC_ALLOW_INSECURE_LOOPBACK='1'\n"));
   const Env env = mock.exports();

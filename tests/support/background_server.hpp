@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "raw_server.hpp"  // closed_loopback_port
+#include "raw_server.hpp"  // free_loopback_port
 
 extern "C" char** environ;  // NOLINT: POSIX, for posix_spawnp
 
@@ -50,7 +50,7 @@ class BackgroundServer {
   explicit BackgroundServer(const Command& command, std::vector<std::string> env = {},
                             std::chrono::milliseconds ready_within = std::chrono::seconds{20}) {
     for (int tries = 0; tries < 5 && pid_ <= 0; ++tries) {
-      const int port = closed_loopback_port();
+      const int port = free_loopback_port();
       const pid_t pid = spawn(command(port), env);
       if (pid <= 0) continue;
       if (wait_ready(pid, port, ready_within)) {

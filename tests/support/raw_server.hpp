@@ -31,19 +31,38 @@
 
 namespace studentsvc::test {
 
-/// A port on 127.0.0.1 that nothing listens on right now (bound, then closed):
-/// a connect to it is refused at once.
-inline int closed_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
+/// A port on 127.0.0.1 that refuses every connect for as long as this lives:
+/// bound and never listening, so no other socket takes it meanwhile (a port
+/// released at once goes to the next bind(0) of a parallel suite's servers).
+class RefusingPort {
+ public:
+  RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (fd_ >= 0 && ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port_ = ntohs(addr.sin_port);
+    }
+  }
+  ~RefusingPort() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+
+  /// The port (0 when no socket could be bound).
+  [[nodiscard]] int port() const noexcept { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
+/// A port on 127.0.0.1 free right now (bound, then released), for a server
+/// started next. Another bind may take it first: a caller retries (BackgroundServer).
+inline int free_loopback_port() { return RefusingPort{}.port(); }
 
 class RawServer {
  public:

@@ -80,8 +80,11 @@ struct AuthPolicy {
   /// @brief Adds this endpoint's credential headers to `headers`.
   ///
   /// Fails with invalid_argument, naming the setting but never its value, when
-  /// the API key is empty, the current-student JWT is empty, or the network id
-  /// holds a ':'; with the provider's error when the provider fails.
+  /// the API key is empty, the current-student JWT is empty, the network id
+  /// holds a ':', or the API key, a custom svc-api-key, a given JWT, the
+  /// network id or the password is blank (empty, or only spaces and tabs);
+  /// with the provider's error when the provider fails. The request builders
+  /// then check every header value (detail::validate_header_value).
   [[nodiscard]] Result<void> apply(Endpoint endpoint, std::string_view user_jwt, Headers& headers) const {
     if (provider) {
       const auto current = provider->credentials();
@@ -100,6 +103,7 @@ struct AuthPolicy {
                                                std::string_view network_id, std::string_view password,
                                                Endpoint endpoint, std::string_view user_jwt, Headers& headers) const {
     if (key.empty()) return make_error(ErrorKind::invalid_argument, "API key is not set");
+    if (is_blank(key)) return blank_error("API key");
     headers.set("x-api-key", std::string(key));
     if (endpoint == Endpoint::conversation) return {};
 
@@ -109,6 +113,7 @@ struct AuthPolicy {
         if (svc_key.empty()) {
           return make_error(ErrorKind::invalid_argument, "svc-api-key mode is custom but no svc-api-key is set");
         }
+        if (is_blank(svc_key)) return blank_error("svc-api-key");
         headers.set("svc-api-key", std::string(svc_key));
         break;
       case SvcApiKeyMode::off: break;
@@ -117,13 +122,27 @@ struct AuthPolicy {
       if (network_id.find(':') != std::string_view::npos) {
         return make_error(ErrorKind::invalid_argument, "network id must not contain ':'");
       }
+      if (is_blank(network_id)) return blank_error("network id (of the Basic credential)");
+      if (is_blank(password)) return blank_error("password (of the Basic credential)");
       headers.set("Authorization", basic_authorization_value(network_id, password));
     }
     if (endpoint == Endpoint::current_student && user_jwt.empty()) {
       return make_error(ErrorKind::invalid_argument, "user JWT is required for current_student and is empty");
     }
-    if (!user_jwt.empty()) headers.set("svc-user-jwt", std::string(user_jwt));
+    if (!user_jwt.empty()) {
+      if (is_blank(user_jwt)) return blank_error("user JWT (svc-user-jwt)");
+      headers.set("svc-user-jwt", std::string(user_jwt));
+    }
     return {};
+  }
+
+  /// Empty, or only spaces and tabs: a credential that cannot be one.
+  [[nodiscard]] static bool is_blank(std::string_view value) noexcept {
+    return value.find_first_not_of(" \t") == std::string_view::npos;
+  }
+  [[nodiscard]] static Result<void> blank_error(const std::string& what) {
+    return make_error(ErrorKind::invalid_argument,
+                      what + " is blank (empty, or only spaces and tabs); nothing was sent");
   }
 };
 

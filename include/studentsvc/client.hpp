@@ -36,6 +36,12 @@ struct ClientState;  // options checked once, the transport, the jitter source (
 struct ClientCloser;  // cancels and waits for the async calls when the last Client handle goes
 }  // namespace detail
 
+// awaitable.hpp: the awaitable overloads below are defined there (inline, never in the
+// compiled library), so no class layout here depends on coroutines being enabled.
+class ResumeVia;
+template <class T>
+class Awaitable;
+
 /// @brief The completion of an asynchronous call: called exactly once with the result.
 template <class T>
 using Completion = std::function<void(Result<T>)>;
@@ -50,8 +56,8 @@ struct BatchOptions {
   /// Applied to every lookup of the batch (JWT, API version, timeouts, body cap, retry policy).
   CallOptions call;
   /// Stop sending once an answer shows every further lookup would fail the
-  /// same way (401, a TLS or certificate error, a host that does not
-  /// resolve); the lookups not sent fail as `cancelled`, naming that error.
+  /// same way (stops_batch(): a 401, TLS, DNS, a wrong base URL path, ...);
+  /// the lookups not sent fail as `cancelled`, naming that error.
   bool fail_fast = true;
   /// A stop request cancels the lookups in flight and sends no more; each
   /// fails as `cancelled`.
@@ -85,7 +91,7 @@ class Client {
   /// Each lookup is retried on its own per the call's RetryPolicy. An invalid
   /// perm fails alone with invalid_argument and is never sent; a failed lookup
   /// never fails the others, except that with `batch.fail_fast` (the default)
-  /// an error every further lookup would repeat (401, TLS, DNS) stops the
+  /// an error every further lookup would repeat (stops_batch()) stops the
   /// sending and the rest fail as `cancelled`. Up to `batch.max_concurrency`
   /// requests are in flight at once, on the transport's event thread
   /// (CurlTransport: the curl multi interface over reused connections, HTTP/2
@@ -146,6 +152,24 @@ class Client {
                                                                     StopToken stop = {}) const;
   /// @}
 
+  /// @name Awaitable calls (include <studentsvc/awaitable.hpp>)
+  /// `co_await` yields the Result (never throws); the call starts when awaited.
+  /// `resume` says where the coroutine resumes: resume_via(post) hands it to
+  /// your loop, resume_inline resumes it on the transport's event thread.
+  /// @{
+
+  /// @brief get_student(), awaited.
+  [[nodiscard]] Awaitable<StudentExtended> get_student_async(std::string_view perm, ResumeVia resume,
+                                                             const CallOptions& call = {}, StopToken stop = {}) const;
+  /// @brief current_student(), awaited.
+  [[nodiscard]] Awaitable<StudentExtended> current_student_async(std::string_view user_jwt, ResumeVia resume,
+                                                                 const CallOptions& call = {},
+                                                                 StopToken stop = {}) const;
+  /// @brief conversation(), awaited.
+  [[nodiscard]] Awaitable<RawResponse> conversation_async(const ConversationRequest& request, ResumeVia resume,
+                                                          StopToken stop = {}) const;
+  /// @}
+
   /// @brief Looks up every perm of `perms` (any input range of strings, read
   /// lazily: a std::views::istream over a file works) and hands each result to
   /// `on_result(index, perm, result)` as it completes; returns when all are done.
@@ -160,8 +184,8 @@ class Client {
   /// until its last position has it; over a single-pass stream a repeat
   /// shares the identical lookup while that is in flight, and is looked up
   /// again after it ended (nothing is kept, so memory stays flat).
-  /// With `options.fail_fast` (the default), a 401, a TLS or certificate error
-  /// or a host that does not resolve stops the sending; the perms not sent
+  /// With `options.fail_fast` (the default), an error every further lookup
+  /// would repeat (stops_batch()) stops the sending; the perms not sent
   /// complete as `cancelled`, naming that error (BatchSummary::stopped_by).
   /// A stop request on `options.stop` cancels the lookups in flight and sends
   /// no more. An exception thrown by a callback cancels the lookups in flight

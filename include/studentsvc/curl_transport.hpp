@@ -63,7 +63,7 @@ struct CurlTransportOptions {
 }
 
 namespace detail {
-struct CurlTransportState;  // the handle pool, batch engines and socket registry (curl_transport-inl.hpp)
+struct CurlTransportState;  // the handle pool, event loop and socket registry (detail/curl/transport-inl.hpp)
 }  // namespace detail
 
 /// @brief The default Transport, on libcurl.
@@ -136,7 +136,8 @@ class CurlTransport : public Transport {
                                    StopToken stop) override;
 
  private:
-  std::unique_ptr<detail::CurlTransportState> state_;
+  /// Shared with the completions this transport queued, which may run after it went.
+  std::shared_ptr<detail::CurlTransportState> state_;
 };
 
 }  // namespace studentsvc

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include <studentsvc/credential_provider.hpp>
+#include <studentsvc/detail/auth/readable_file.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/secret.hpp>
 
@@ -59,38 +60,39 @@ struct FileIdentity {
   return id;
 }
 
-/// The bytes of the file at `path`, or why it cannot be read. Secrets are
-/// small: more than 64 KiB is refused rather than read.
+/// The secret at `path`, or why it cannot be read. Secrets are small: more
+/// than 64 KiB is refused rather than read; a FIFO or device is refused, never
+/// waited on. Every trailing CR and LF is dropped (`echo KEY > file`, a
+/// Windows editor's CRLF, a stray blank line).
 [[nodiscard]] inline Result<Secret> read_secret_file(const std::string& path) {
   constexpr std::size_t max_secret_bytes = 64U * 1024U;
-  errno = 0;
-  std::FILE* file = std::fopen(path.c_str(), "rb");  // NOLINT(cppcoreguidelines-owning-memory)
-  if (file == nullptr) {
-    const int error = errno;
-    return make_error(ErrorKind::invalid_argument, error == ENOENT ? "does not exist"
-                                                   : error == EACCES ? "is not readable by this process"
-                                                                     : "cannot be opened");
-  }
+  const auto fd = open_regular_file(path);
+  if (!fd) return make_error(ErrorKind::invalid_argument, fd.error());
   std::string bytes;
   std::array<char, 4096> chunk{};
+  // Room for all it may read, so no reallocation leaves a copy behind.
+  bytes.reserve(max_secret_bytes + chunk.size());
   bool too_large = false;
+  bool failed = false;
   while (true) {
-    const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
-    bytes.append(chunk.data(), n);
+    const long long n = read_file_bytes(*fd, chunk.data(), chunk.size());
+    if (n <= 0) {
+      failed = n < 0;
+      break;
+    }
+    bytes.append(chunk.data(), static_cast<std::size_t>(n));
     if (bytes.size() > max_secret_bytes) {
       too_large = true;
       break;
     }
-    if (n < chunk.size()) break;
   }
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);  // NOLINT(cppcoreguidelines-owning-memory)
+  close_file(*fd);
+  wipe_bytes(chunk.data(), chunk.size());  // the last piece read
   Secret secret(std::move(bytes));  // wiped when done, whatever happens next
   if (failed) return make_error(ErrorKind::invalid_argument, "cannot be read");
   if (too_large) return make_error(ErrorKind::invalid_argument, "is larger than 64 KiB: not a secret");
   std::string_view value = secret.reveal();
-  if (value.ends_with('\n')) value.remove_suffix(1);
-  if (value.ends_with('\r')) value.remove_suffix(1);
+  while (value.ends_with('\n') || value.ends_with('\r')) value.remove_suffix(1);
   if (value.empty()) return make_error(ErrorKind::invalid_argument, "is empty");
   return Secret(value);
 }
@@ -135,8 +137,9 @@ class WatchedSecretFile {
 /// changes (another inode, size or modification time), which is how campus
 /// secret managers and Kubernetes mount rotated secrets.
 ///
-/// - A file holds the secret's bytes; one trailing newline (`\n` or `\r\n`) is
-///   dropped, so `echo KEY > file` works.
+/// - A file holds the secret's bytes; every trailing newline (`\n`, `\r\n`,
+///   a blank line after it) is dropped, so `echo KEY > file` works. A FIFO or
+///   a device is refused, never waited on.
 /// - Each request costs one `stat` per file; a file is read again only when it
 ///   changed, and again if it changed while it was read.
 /// - Replace a file atomically (write a new file, then rename it over the old

@@ -72,6 +72,11 @@ struct StreamOptions;
 struct BatchOptions;
 class Client;
 
+// awaitable.hpp
+class ResumeVia;
+template <class T>
+class Awaitable;
+
 // curl_transport.hpp (only when libcurl is available)
 struct CurlTransportOptions;
 class CurlTransport;

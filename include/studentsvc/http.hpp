@@ -17,12 +17,20 @@
 #include <vector>
 
 #include <studentsvc/detail/text/ascii.hpp>
+#include <studentsvc/detail/text/wipe.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/stop_token.hpp>
 
 namespace studentsvc {
 
 /// @brief An ordered list of HTTP header fields; names compare case-insensitively.
+///
+/// A request's headers carry the credentials (API key, svc-api-key, Basic
+/// value, user JWT), so every value's memory is overwritten before it is
+/// freed or reused: on destruction, clear(), erase(), set(), assignment, and
+/// when the list grows (a short value lives inside the list's own storage);
+/// so is the argument set() and add() moved a value from. Copies made with
+/// find() or by iterating are the caller's.
 class Headers {
  public:
   using Field = std::pair<std::string, std::string>;  ///< One field: name and value.
@@ -30,17 +38,51 @@ class Headers {
   Headers() = default;
   /// @brief The fields in this order.
   Headers(std::initializer_list<Field> fields) : fields_(fields) {}
+  /// @brief A copy of the other's fields.
+  Headers(const Headers& other) = default;
+  /// @brief Takes the other's fields (their memory moves with them).
+  Headers(Headers&& other) noexcept = default;
+  /// @brief Wipes this list's values, then copies the other's fields.
+  Headers& operator=(const Headers& other) {
+    if (this != &other) {
+      wipe_values(0);
+      fields_ = other.fields_;
+    }
+    return *this;
+  }
+  /// @brief Wipes this list's values, then takes the other's fields.
+  Headers& operator=(Headers&& other) noexcept {
+    if (this != &other) {
+      wipe_values(0);
+      fields_ = std::move(other.fields_);
+    }
+    return *this;
+  }
+  /// @brief Wipes every value before the memory is freed.
+  ~Headers() { wipe_values(0); }
 
   /// @brief Sets `name` to `value`, replacing any earlier field of that name.
   void set(std::string_view name, std::string value) {
     erase(name);
+    grow_for_one();
     fields_.emplace_back(std::string(name), std::move(value));
+    detail::wipe_string(value);  // moved from: a short value's bytes stay in its inline buffer
   }
   /// @brief Appends a field, keeping earlier ones of the same name.
-  void add(std::string name, std::string value) { fields_.emplace_back(std::move(name), std::move(value)); }
-  /// @brief Removes every field called `name`.
+  void add(std::string name, std::string value) {
+    grow_for_one();
+    fields_.emplace_back(std::move(name), std::move(value));
+    detail::wipe_string(value);  // moved from: a short value's bytes stay in its inline buffer
+  }
+  /// @brief Removes every field called `name` (their values wiped).
   void erase(std::string_view name) {
-    std::erase_if(fields_, [&](const Field& f) { return detail::iequals(f.first, name); });
+    const auto matches = [&](const Field& f) { return detail::iequals(f.first, name); };
+    for (auto& f : fields_) {
+      if (matches(f)) detail::wipe_string(f.second);
+    }
+    const auto kept = static_cast<std::size_t>(std::remove_if(fields_.begin(), fields_.end(), matches) - fields_.begin());
+    wipe_values(kept);  // the moved-from tail may still hold a short value's bytes
+    fields_.erase(fields_.begin() + static_cast<std::ptrdiff_t>(kept), fields_.end());
   }
   /// @brief The first value of `name`, if present.
   [[nodiscard]] std::optional<std::string_view> find(std::string_view name) const {
@@ -55,18 +97,40 @@ class Headers {
   [[nodiscard]] std::size_t size() const noexcept { return fields_.size(); }
   /// @brief True when there is no field.
   [[nodiscard]] bool empty() const noexcept { return fields_.empty(); }
-  /// @brief Removes every field.
-  void clear() noexcept { fields_.clear(); }
+  /// @brief Removes every field (their values wiped).
+  void clear() noexcept {
+    wipe_values(0);
+    fields_.clear();
+  }
   /// @brief Reserves room for `n` fields.
-  void reserve(std::size_t n) { fields_.reserve(n); }
+  void reserve(std::size_t n) {
+    if (n > fields_.capacity()) move_to_capacity(n);
+  }
   /// @brief The first field, in insertion order.
   [[nodiscard]] auto begin() const noexcept { return fields_.begin(); }
   /// @brief Past the last field.
   [[nodiscard]] auto end() const noexcept { return fields_.end(); }
 
-  friend bool operator==(const Headers&, const Headers&) = default;
+  friend bool operator==(const Headers& a, const Headers& b) { return a.fields_ == b.fields_; }
 
  private:
+  /// Wipes the values of the fields from `from` on.
+  void wipe_values(std::size_t from) noexcept {
+    for (std::size_t i = from; i < fields_.size(); ++i) detail::wipe_string(fields_[i].second);
+  }
+  /// Room for one more field without the vector moving the fields itself:
+  /// a short value moved by the vector would leave its bytes in freed storage.
+  void grow_for_one() {
+    if (fields_.size() == fields_.capacity()) move_to_capacity(std::max<std::size_t>(8, fields_.capacity() * 2));
+  }
+  void move_to_capacity(std::size_t n) {
+    std::vector<Field> bigger;
+    bigger.reserve(n);
+    for (auto& f : fields_) bigger.push_back(std::move(f));
+    wipe_values(0);  // the moved-from values: a short one's bytes stay in its inline buffer
+    fields_.swap(bigger);
+  }
+
   std::vector<Field> fields_;
 };
 
@@ -83,6 +147,20 @@ inline constexpr std::size_t default_max_response_bytes = 4U * 1024U * 1024U;
 /// interim responses counted together (64 KiB: the service sends well under
 /// 2 KiB of headers, and 64 KiB is above what common servers and proxies emit).
 inline constexpr std::size_t default_max_response_header_bytes = 64U * 1024U;
+
+/// @brief Cap on one request header value the SDK sends (16 KiB): the API key,
+/// svc-api-key, Basic credential (base64 of `network_id:password`), user JWT,
+/// `api_version` and a conversation's `content_type`. A longer value is
+/// `invalid_argument` ("... is N bytes, over the 16384-byte cap on a request
+/// header value; nothing was sent"), never sent. Servers refuse far shorter
+/// header lines (8 KiB is common), and libcurl fails a long one in ways that
+/// look like the server's answer.
+inline constexpr std::size_t max_header_value_bytes = 16U * 1024U;
+/// @brief Cap on the URL of a request the SDK builds (8 KiB, the request line
+/// limit of common servers and gateways): a longer one (a long base URL path,
+/// or a conversation's `sub_path` and `query`) is `invalid_argument` saying
+/// nothing was sent.
+inline constexpr std::size_t max_request_url_bytes = 8U * 1024U;
 
 /// @brief One HTTP request, fully built: the transport sends it as it is.
 struct HttpRequest {

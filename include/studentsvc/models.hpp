@@ -14,13 +14,49 @@
 
 namespace studentsvc {
 
-/// @brief True when `perm` is exactly 7 ASCII digits, the interface's perm format.
-[[nodiscard]] constexpr bool is_valid_perm(std::string_view perm) noexcept {
+/// @brief Which perms a Client accepts (ClientOptions::perm_syntax). The
+/// interface says "7-digit perm number"; deployments of it have issued
+/// alphanumeric perms since 2022, so the SDK can be told to accept those too.
+enum class PermSyntax {
+  digits,        ///< Exactly 7 ASCII digits, as the interface says (the default).
+  alphanumeric,  ///< Exactly 7 ASCII letters or digits, case kept as given.
+};
+
+/// @brief True when `perm` is a perm of `syntax`: 7 ASCII characters, each a
+/// digit (or, for alphanumeric, a letter), so it is safe verbatim in a URL path.
+[[nodiscard]] constexpr bool is_valid_perm(std::string_view perm, PermSyntax syntax) noexcept {
   if (perm.size() != 7) return false;
   for (const char c : perm) {
-    if (c < '0' || c > '9') return false;
+    const bool digit = c >= '0' && c <= '9';
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (!digit && !(letter && syntax == PermSyntax::alphanumeric)) return false;
   }
   return true;
+}
+
+/// @brief True when `perm` is exactly 7 ASCII digits, the interface's perm format.
+[[nodiscard]] constexpr bool is_valid_perm(std::string_view perm) noexcept {
+  return is_valid_perm(perm, PermSyntax::digits);
+}
+
+/// @brief The stable name of a PermSyntax: "digits" or "alphanumeric".
+[[nodiscard]] constexpr std::string_view to_string(PermSyntax syntax) noexcept {
+  return syntax == PermSyntax::alphanumeric ? "alphanumeric" : "digits";
+}
+
+/// @brief The PermSyntax spelled `name` as to_string spells it; nullopt otherwise.
+[[nodiscard]] constexpr std::optional<PermSyntax> parse_perm_syntax(std::string_view name) noexcept {
+  if (name == "digits") return PermSyntax::digits;
+  if (name == "alphanumeric") return PermSyntax::alphanumeric;
+  return std::nullopt;
+}
+
+/// @brief What a refused perm's error says: the rule, and the option that sets it.
+[[nodiscard]] inline std::string perm_syntax_rule(PermSyntax syntax) {
+  return syntax == PermSyntax::alphanumeric
+             ? "perm must be exactly 7 ASCII letters or digits (ClientOptions::perm_syntax is alphanumeric)"
+             : "perm must be exactly 7 ASCII digits (ClientOptions::perm_syntax is digits; set it to alphanumeric, "
+               "or STUDENTSVC_PERM_SYNTAX=alphanumeric, for a deployment that issues letters too)";
 }
 
 /// @brief `gender`: `M` = male, `F` = female, null = no value provided.
@@ -35,7 +71,7 @@ enum class ReleaseStatus { releasable, not_for_release, unknown };
 
 /// @brief The basic fields, always returned. A null or absent field decodes as "".
 struct StudentMinimal {
-  std::string perm;        ///< `perm`: 7-digit perm number.
+  std::string perm;        ///< `perm`: 7-character perm (see PermSyntax).
   std::string first_name;  ///< `firstName`: preferred first name.
   std::string last_name;   ///< `lastName`.
   std::string suffix;      ///< `suffix`: name suffix (JR, SR, ...).
@@ -50,6 +86,10 @@ struct StudentMinimal {
 /// Raw codes are kept as the server sent them; the typed views never fail on
 /// an unknown code, they answer `unrecognized` and the raw string stays here.
 struct StudentExtended : StudentMinimal {
+  // `nfr` comes first, not last: a last member smaller than its alignment
+  // would leave tail padding, where libc++ 16/17 keeps std::expected's flag
+  // (LLVM issue 68552); the static_assert below keeps it that way.
+  std::optional<bool> nfr;                                ///< `nfr`: Not-For-Release flag.
   std::optional<std::string> first_name_legal;            ///< `firstNameLegal` (extended only).
   std::optional<std::string> middle_name;                 ///< `middleName` (extended only).
   std::optional<std::string> gender;                      ///< `gender` (extended only).
@@ -61,7 +101,6 @@ struct StudentExtended : StudentMinimal {
   std::optional<std::string> admit_level;                 ///< `admitLevel`.
   std::optional<std::string> admit_quarter;               ///< `admitQuarter`.
   std::optional<std::string> pronoun_code;                ///< `pronounCode`.
-  std::optional<bool> nfr;                                ///< `nfr`: Not-For-Release flag.
 
   /// @brief The typed `gender` code.
   [[nodiscard]] Gender gender_kind() const noexcept {
@@ -110,6 +149,17 @@ struct StudentExtended : StudentMinimal {
 
   friend bool operator==(const StudentExtended&, const StudentExtended&) = default;
 };
+
+namespace detail {
+// A member placed after StudentExtended lands in its tail padding when it has
+// any (the Itanium C++ ABI reuses it); then the sizes are equal.
+struct StudentExtendedTailProbe : StudentExtended {
+  char after;
+};
+}  // namespace detail
+static_assert(sizeof(detail::StudentExtendedTailProbe) > sizeof(StudentExtended),
+              "StudentExtended must have no tail padding: libc++ 16/17 keeps std::expected's has_value flag there "
+              "(LLVM issue 68552), so Result<StudentExtended> would lose it");
 
 /// @brief Stable names of the typed codes, for display.
 [[nodiscard]] constexpr std::string_view to_string(Gender g) noexcept {

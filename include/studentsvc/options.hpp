@@ -18,6 +18,7 @@
 #include <studentsvc/http.hpp>
 #include <studentsvc/instrumentation.hpp>
 #include <studentsvc/logging.hpp>
+#include <studentsvc/models.hpp>
 #include <studentsvc/tls.hpp>
 
 namespace studentsvc {
@@ -101,7 +102,9 @@ struct HedgingOptions {
 /// A value type: copy it, change it, build a Client from it.
 struct ClientOptions {
   /// `https://host[:port][/prefix]`; calls append `/students/v2/students/...`
-  /// and `/conversation` to it (trailing slashes are dropped).
+  /// and `/conversation` to it (trailing slashes are dropped). An
+  /// internationalised host goes in its ASCII (punycode, `xn--`) form: a
+  /// non-ASCII host is invalid_argument.
   std::string base_url;
   /// Credentials and which headers carry them (x-api-key, svc-api-key, Basic).
   AuthPolicy auth;
@@ -122,6 +125,10 @@ struct ClientOptions {
   std::string pinned_public_key{};
   /// Explicit proxy URL; empty: libcurl's environment (`https_proxy`, `no_proxy`, ...).
   std::string proxy;
+  /// The perms this Client accepts before sending: exactly 7 ASCII digits
+  /// (the interface's form, the default), or 7 ASCII letters or digits for a
+  /// deployment that issues alphanumeric perms. Every call form checks it.
+  PermSyntax perm_syntax = PermSyntax::digits;
   /// Allows `http://` base URLs, and only to 127.0.0.0/8, ::1 or localhost.
   bool allow_insecure_loopback = false;
   /// TCP and TLS connect; must be positive (0 would mean "no timeout" to libcurl).
@@ -167,7 +174,8 @@ struct ClientOptions {
   /// `STUDENTSVC_SVC_API_KEY` defaults to the API key ("off" turns the header
   /// off); `STUDENTSVC_NETWORK_ID` and `STUDENTSVC_PASSWORD` go together;
   /// `STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1` is the loopback opt-in;
-  /// `STUDENTSVC_LOG=debug|info|warning|...` turns on stderr_logger().
+  /// `STUDENTSVC_LOG=debug|info|warning|...` turns on stderr_logger();
+  /// `STUDENTSVC_PERM_SYNTAX=digits|alphanumeric` sets perm_syntax.
   /// TLS: `STUDENTSVC_CA_PEM` (PEM text), `STUDENTSVC_CLIENT_CERT` and
   /// `STUDENTSVC_CLIENT_KEY` (together), `STUDENTSVC_CLIENT_KEY_PASSWORD`,
   /// `STUDENTSVC_PINNED_PUBLIC_KEY`.
@@ -188,6 +196,9 @@ struct ClientOptions {
 /// @brief Per-call settings; each set field beats the ClientOptions one.
 struct CallOptions {
   /// `svc-user-jwt` for get_student: only the token's own student is returned.
+  /// Set but blank (empty, or only spaces and tabs), with a space or tab first
+  /// or last, or over max_header_value_bytes: invalid_argument, nothing sent
+  /// (never dropped, which would widen the lookup to any student).
   std::optional<std::string> user_jwt;
   std::optional<std::string> api_version;                    ///< Overrides ClientOptions::api_version.
   std::optional<std::chrono::milliseconds> connect_timeout;  ///< Overrides ClientOptions::connect_timeout.

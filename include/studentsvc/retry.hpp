@@ -35,9 +35,10 @@ namespace studentsvc {
   context.request_id_headers = &no_request_id_headers;
   context.jitter = &jitter;
   attempts = 0;
-  return detail::run_blocking<HttpResponse>(
-      std::move(context), detail::CallSpec{"retry", Endpoint::get_student, false, idempotent, policy},
-      [&request]() -> Result<HttpRequest> { return request; },
+  return detail::run_call<HttpResponse>(
+      std::move(context),
+      detail::CallSpec{"retry", Endpoint::get_student, false, idempotent, policy, false, false,
+                       [&request]() -> Result<HttpRequest> { return request; }},
       [](Result<HttpResponse>&& outcome) { return std::move(outcome); }, &attempts);
 }
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include <studentsvc/detail/text/wipe.hpp>
+
 namespace studentsvc {
 
 /// @brief A credential's bytes, kept out of text by construction.
@@ -86,12 +88,7 @@ class Secret {
 
   /// Overwrites every byte of the buffer, spare capacity (and a short string's
   /// inline buffer) included, through volatile writes the compiler keeps.
-  void wipe() noexcept {
-    value_.resize(value_.capacity());  // never allocates: within capacity
-    volatile char* bytes = value_.data();
-    for (std::size_t i = 0; i < value_.size(); ++i) bytes[i] = 0;
-    value_.clear();
-  }
+  void wipe() noexcept { detail::wipe_string(value_); }
 
   std::string value_;
 };

@@ -17,6 +17,7 @@
 #else
 // Every *-inl.hpp: a new one goes here, so one TU keeps holding every body.
 #include <studentsvc/detail/call/client-inl.hpp>
+#include <studentsvc/detail/layout-inl.hpp>
 #include <studentsvc/detail/request/options-inl.hpp>
 #if STUDENTSVC_WITH_CURL
 #include <studentsvc/detail/curl/transport-inl.hpp>

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include <studentsvc/detail/batch/fail_fast.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/options.hpp>
 #include <studentsvc/stop_token.hpp>
@@ -33,8 +34,8 @@ struct StreamOptions {
   /// Lookups in flight at once (default 16; 0 counts as 1).
   std::size_t max_concurrency = 16;
   /// Stop sending once an answer shows every further lookup would fail the
-  /// same way (401, a TLS or certificate error, a host that does not
-  /// resolve); the perms not sent complete as `cancelled`, naming that error.
+  /// same way (stops_batch()); the perms not sent complete as `cancelled`,
+  /// naming that error.
   bool fail_fast = true;
   /// Applied to every lookup (JWT, API version, timeouts, body cap, retry policy).
   CallOptions call;
@@ -44,5 +45,15 @@ struct StreamOptions {
   /// rest are not sent; each completes as ErrorKind::cancelled.
   StopToken stop;
 };
+
+/// @brief True when `error`, a lookup's final error (after its retries),
+/// shows that every further lookup of a batch would fail the same way: what
+/// `fail_fast` stops a batch on. A 401; a TLS handshake or certificate
+/// failure (an https:// URL to a plain-HTTP port too); a host or proxy name
+/// that does not resolve; a proxy that refuses the tunnel; a 404 that is not
+/// the service's (`http_status` 404: a wrong base URL path). Never a missing
+/// student, a timeout, a refused connect, a 5xx or a cancelled lookup; nor a
+/// custom Transport's error that leaves `transport_failure` unspecified.
+[[nodiscard]] constexpr bool stops_batch(const ApiError& error) noexcept { return detail::fails_every_request(error); }
 
 }  // namespace studentsvc

@@ -5,11 +5,11 @@
 /// The major version: incompatible API changes.
 #define STUDENTSVC_VERSION_MAJOR 0
 /// The minor version: compatible additions.
-#define STUDENTSVC_VERSION_MINOR 1
+#define STUDENTSVC_VERSION_MINOR 3
 /// The patch version: compatible fixes.
 #define STUDENTSVC_VERSION_PATCH 0
 /// "MAJOR.MINOR.PATCH" as a string literal.
-#define STUDENTSVC_VERSION_STRING "0.1.0"
+#define STUDENTSVC_VERSION_STRING "0.3.0"
 
 #include <string_view>
 

@@ -38,6 +38,11 @@ struct MockAccount {
 /// 4-byte UTF-8, stored nulls and absent fields, unknown codes and the NFR flag.
 [[nodiscard]] STUDENTSVC_TESTING_INLINE std::map<std::string, nlohmann::json> default_students();
 
+/// @brief Two fake students with alphanumeric perms (`A1B2C3D`, `Z9y8X7w`),
+/// for a MockServer whose perm_syntax is alphanumeric: add them to its
+/// students (with_alphanumeric_perms() in mock_server.hpp does that).
+[[nodiscard]] STUDENTSVC_TESTING_INLINE std::map<std::string, nlohmann::json> alphanumeric_students();
+
 // Its body: ~2 s of CPU at -O3 in each TU that builds a MockServerOptions.
 #if !STUDENTSVC_TESTING_SEPARATE || defined(STUDENTSVC_TESTING_SOURCE)
 STUDENTSVC_TESTING_INLINE std::map<std::string, nlohmann::json> default_students() {
@@ -105,6 +110,29 @@ STUDENTSVC_TESTING_INLINE std::map<std::string, nlohmann::json> default_students
                       {"admitLevel", ""},
                       {"birthDate", "19991231"},
                       {"nfr", false}};
+  return s;
+}
+
+STUDENTSVC_TESTING_INLINE std::map<std::string, nlohmann::json> alphanumeric_students() {
+  using nlohmann::json;
+  std::map<std::string, json> s;
+  s["A1B2C3D"] = json{{"perm", "A1B2C3D"},
+                      {"firstName", "Avery"},
+                      {"lastName", "Quispe"},
+                      {"suffix", ""},
+                      {"email", "avery.quispe@example.edu"},
+                      {"gender", nullptr},
+                      {"birthDate", "20060704"},
+                      {"nfr", false},
+                      {"admitLevel", "FR"},
+                      {"admitQuarter", "20234"}};
+  // Lower-case letters: the perm is sent and matched as given.
+  s["Z9y8X7w"] = json{{"perm", "Z9y8X7w"},
+                      {"firstName", "Bo"},
+                      {"lastName", "Lindqvist"},
+                      {"suffix", nullptr},
+                      {"email", "bo.lindqvist@example.edu"},
+                      {"nfr", true}};
   return s;
 }
 #endif

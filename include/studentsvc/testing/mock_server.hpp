@@ -17,7 +17,8 @@
 ///     else 401 SimpleMessageModel with `WWW-Authenticate: Basic realm="..."`;
 ///  5. `svc-api-version`: absent means `2.0`; present (even empty) it must be
 ///     a single field naming one of MockServerOptions::api_versions, else 400;
-///  6. validation: the perm is 7 ASCII digits, `/current` has `svc-user-jwt`,
+///  6. validation: the perm is of MockServerOptions::perm_syntax (7 ASCII
+///     digits by default), `/current` has `svc-user-jwt`,
 ///     else 400 WebApiInvalidModel with `modelState`;
 ///  7. the end-user token, when sent: one non-empty field naming a known token,
 ///     else 401; on the per-perm endpoint it must name that perm, else 404;
@@ -31,32 +32,48 @@
 /// Over HTTPS cpp-httplib's own parsing stays, so there an empty field is not
 /// seen (a repeated one still is).
 
-#include <algorithm>
-#include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <utility>
 #include <vector>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/auth.hpp>
 #include <studentsvc/options.hpp>
-#include <studentsvc/testing/detail/content_negotiation.hpp>
-#include <studentsvc/testing/detail/header_tap.hpp>
 #include <studentsvc/testing/detail/separate.hpp>
 #include <studentsvc/testing/mock_data.hpp>
+
+// The server itself (cpp-httplib's, ~6 s of parsing a TU) only where the
+// bodies are: header-only, or the one TU of the library (src/testing.cpp).
+#if !STUDENTSVC_TESTING_SEPARATE || defined(STUDENTSVC_TESTING_SOURCE)
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include <httplib.h>
+
+#include <studentsvc/testing/detail/content_negotiation.hpp>
+#include <studentsvc/testing/detail/header_tap.hpp>
+#else
+// What MockServerOptions::intercept and ::conversation take: a TU that writes
+// one includes <httplib.h> itself.
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+#endif
 
 namespace studentsvc::testing {
 
@@ -102,6 +119,8 @@ struct MockMessages {
   std::string invalid_user_token = "The user token is not valid.";                 ///< 401.
   std::string invalid_request = "The request is invalid.";                         ///< 400 `message`.
   std::string invalid_perm = "The perm must be a 7-digit number.";                 ///< 400 `modelState.perm`.
+  /// 400 `modelState.perm` when MockServerOptions::perm_syntax is alphanumeric.
+  std::string invalid_alphanumeric_perm = "The perm must be 7 letters or digits.";
   std::string missing_user_token = "The svc-user-jwt header is required.";         ///< 400 `modelState.svc-user-jwt`.
   std::string unsupported_version = "The API version requested is not supported.";  ///< 400 `modelState.svc-api-version`.
   std::string student_not_found = "Student not found.";                            ///< 404.
@@ -126,6 +145,11 @@ struct MockServerOptions {
   std::map<std::string, std::string> jwts = default_jwts();
   /// Students keyed by perm, as raw JSON (so tests can serve nulls, odd codes or wrong types).
   std::map<std::string, nlohmann::json> students = default_students();
+  /// The perms the mock accepts (validation, step 6), as a deployment would:
+  /// 7 ASCII digits by default; alphanumeric also takes letters. Its
+  /// client_options() carry the same rule. Serve alphanumeric students by
+  /// adding them, e.g. from alphanumeric_students().
+  PermSyntax perm_syntax = PermSyntax::digits;
   /// `svc-api-version` values accepted; an absent header means "2.0".
   std::set<std::string> api_versions = {"2.0"};
   /// Test option: forces this Content-Type (e.g. "text/json") on every
@@ -151,11 +175,21 @@ struct MockServerOptions {
   int port = 0;
   /// Added before every answer, intercepted ones included (to model a slow service).
   std::chrono::milliseconds latency{0};
+  /// Worker threads: cpp-httplib holds one for each busy keep-alive
+  /// connection, so a client keeping more connections than this open waits
+  /// for a thread (a load test of an app with a large pool wants more).
+  /// Read once by the constructor; at least 1.
+  std::size_t worker_threads = 32;
   /// How long an idle keep-alive connection stays open (whole seconds, at least 1;
   /// read once by the constructor). Over plain HTTP stop() ends idle connections
   /// at once; over HTTPS (cpp-httplib 0.11 cannot interrupt them) stop() and the
   /// destructor wait up to this long for a client that still holds one open.
   std::chrono::seconds keep_alive_timeout{2};
+  /// How many of the latest requests requests() and last_request() keep (the
+  /// oldest go first); request_count() counts every one all the same. Every
+  /// request by default; a mock that serves a long run (the `studentsvc`
+  /// tool's) keeps none, so its memory stays flat. Read per request.
+  std::size_t max_recorded_requests = std::numeric_limits<std::size_t>::max();
   /// Runs first on every request (after recording and latency, with the body
   /// read); return true when it has answered (fault injection).
   std::function<bool(const httplib::Request&, httplib::Response&)> intercept;
@@ -165,6 +199,16 @@ struct MockServerOptions {
     return testing::default_students();
   }
 };
+
+/// @brief `options` for a deployment that issues alphanumeric perms: its
+/// perm_syntax set to alphanumeric, alphanumeric_students() added to its
+/// students, and the end-user token `mock-jwt-avery` naming `A1B2C3D`.
+[[nodiscard]] inline MockServerOptions with_alphanumeric_perms(MockServerOptions options = {}) {
+  options.perm_syntax = PermSyntax::alphanumeric;
+  options.students.merge(alphanumeric_students());
+  options.jwts.emplace("mock-jwt-avery", "A1B2C3D");
+  return options;
+}
 
 /// @brief A faithful fake of the service on 127.0.0.1 (plain HTTP, or HTTPS
 /// when built with a certificate). Started by the constructor, stopped by the
@@ -178,32 +222,30 @@ struct MockServerOptions {
 /// @endcode
 class MockServer {
  public:
-  /// @brief Starts a plain-HTTP mock on 127.0.0.1 and a free port.
-  explicit MockServer(MockServerOptions options = {}) : MockServer(std::move(options), std::string(), std::string()) {}
+  /// @brief Starts a plain-HTTP mock on 127.0.0.1 and a free port, with the
+  /// default MockServerOptions (built where the bodies are, not in the caller's TU).
+  MockServer();
+  /// @brief Starts a plain-HTTP mock on 127.0.0.1 with these options.
+  explicit MockServer(MockServerOptions options);
 
   /// @brief Starts an HTTPS mock with this PEM certificate (chain) and key.
   MockServer(MockServerOptions options, const std::string& cert_file, const std::string& key_file);
 
-  ~MockServer() { stop(); }
+  ~MockServer();
   MockServer(const MockServer&) = delete;
   MockServer& operator=(const MockServer&) = delete;
 
   /// @brief Stops listening and joins the server thread; safe to call twice.
   /// Waits for requests in progress; over HTTPS also up to
   /// MockServerOptions::keep_alive_timeout for clients that keep an idle connection open.
-  void stop() {
-    if (server_) server_->stop();
-    if (thread_.joinable()) thread_.join();
-  }
+  void stop();
 
   /// @brief True when the server is listening.
-  [[nodiscard]] bool running() const { return port_ > 0 && server_ && server_->is_running(); }
+  [[nodiscard]] bool running() const;
   /// @brief The port it listens on (0 when binding failed).
-  [[nodiscard]] int port() const noexcept { return port_; }
+  [[nodiscard]] int port() const noexcept;
   /// @brief `http://127.0.0.1:PORT` (or https), plus the path prefix.
-  [[nodiscard]] std::string base_url() const {
-    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + prefix_;
-  }
+  [[nodiscard]] std::string base_url() const;
 
   /// @brief ClientOptions that this mock accepts: its base URL, API key and
   /// `svc-api-key` (SvcApiKeyMode::custom when it differs from the API key, as
@@ -212,36 +254,75 @@ class MockServer {
   [[nodiscard]] ClientOptions client_options() const;
 
   /// @brief Every request received so far, in arrival order.
+  [[nodiscard]] std::vector<RecordedRequest> requests() const;
+  /// @brief The most recent request (empty when none arrived).
+  [[nodiscard]] RecordedRequest last_request() const;
+  /// @brief How many requests arrived.
+  [[nodiscard]] std::size_t request_count() const;
+  /// @brief How many distinct client connections were seen.
+  [[nodiscard]] std::size_t connection_count() const;
+  /// @brief The most requests that were being handled at the same moment.
+  [[nodiscard]] int max_in_flight() const noexcept;
+  /// @brief Forgets recorded requests and connection counts.
+  void clear_requests();
+
+  /// @brief Runs `change` on the options under the server's lock (e.g. add a student).
+  void update(const std::function<void(MockServerOptions&)>& change);
+
+ private:
+  class Impl;  // the server, its routes and state: defined with the bodies below
+  std::unique_ptr<Impl> impl_;
+};
+
+// The bodies: the server (its routes: every handler), and MockServer's calls
+// into it. Header-only by default; studentsvc::testing compiles them once
+// (src/testing.cpp, STUDENTSVC_TESTING_SEPARATE=1, set by the target).
+#if !STUDENTSVC_TESTING_SEPARATE || defined(STUDENTSVC_TESTING_SOURCE)
+class MockServer::Impl {
+ public:
+  Impl(MockServerOptions options, const std::string& cert_file, const std::string& key_file);
+  ~Impl() { stop(); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void stop() {
+    if (server_) server_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  [[nodiscard]] bool running() const { return port_ > 0 && server_ && server_->is_running(); }
+  [[nodiscard]] int port() const noexcept { return port_; }
+  [[nodiscard]] std::string base_url() const {
+    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + prefix_;
+  }
+
+  [[nodiscard]] ClientOptions client_options() const;
+
   [[nodiscard]] std::vector<RecordedRequest> requests() const {
     const std::lock_guard lock(mutex_);
-    return requests_;
+    return {requests_.begin(), requests_.end()};
   }
-  /// @brief The most recent request (empty when none arrived).
   [[nodiscard]] RecordedRequest last_request() const {
     const std::lock_guard lock(mutex_);
     return requests_.empty() ? RecordedRequest{} : requests_.back();
   }
-  /// @brief How many requests arrived.
   [[nodiscard]] std::size_t request_count() const {
     const std::lock_guard lock(mutex_);
-    return requests_.size();
+    return received_;
   }
-  /// @brief How many distinct client connections were seen.
   [[nodiscard]] std::size_t connection_count() const {
     const std::lock_guard lock(mutex_);
     return connections_.size();
   }
-  /// @brief The most requests that were being handled at the same moment.
   [[nodiscard]] int max_in_flight() const noexcept { return max_in_flight_.load(); }
-  /// @brief Forgets recorded requests and connection counts.
   void clear_requests() {
     const std::lock_guard lock(mutex_);
     requests_.clear();
+    received_ = 0;
     connections_.clear();
     max_in_flight_ = 0;
   }
 
-  /// @brief Runs `change` on the options under the server's lock (e.g. add a student).
   void update(const std::function<void(MockServerOptions&)>& change) {
     const std::lock_guard lock(mutex_);
     change(options_);
@@ -252,7 +333,7 @@ class MockServer {
 
   /// Counts requests being answered at once.
   struct InFlight {
-    explicit InFlight(MockServer& server) : self(server) {
+    explicit InFlight(Impl& server) : self(server) {
       const int now = ++self.in_flight_;
       int seen = self.max_in_flight_.load();
       while (now > seen && !self.max_in_flight_.compare_exchange_weak(seen, now)) {
@@ -261,7 +342,7 @@ class MockServer {
     ~InFlight() { --self.in_flight_; }
     InFlight(const InFlight&) = delete;
     InFlight& operator=(const InFlight&) = delete;
-    MockServer& self;
+    Impl& self;
   };
 
   /// Where routing sends a request.
@@ -321,6 +402,9 @@ class MockServer {
     r.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
     const std::lock_guard lock(mutex_);
     connections_.insert(r.remote);
+    ++received_;
+    if (options_.max_recorded_requests == 0) return;
+    if (requests_.size() >= options_.max_recorded_requests) requests_.pop_front();
     requests_.push_back(std::move(r));
   }
 
@@ -469,8 +553,9 @@ class MockServer {
 
   static void handle_student(const httplib::Request& req, const Answer& a, bool extended) {
     const std::string perm = req.path.substr(req.path.rfind('/') + 1);
-    if (perm.size() != 7 || perm.find_first_not_of("0123456789") != std::string::npos) {
-      a.invalid("perm", a.o.messages.invalid_perm);
+    if (!is_valid_perm(perm, a.o.perm_syntax)) {
+      a.invalid("perm", a.o.perm_syntax == PermSyntax::alphanumeric ? a.o.messages.invalid_alphanumeric_perm
+                                                                     : a.o.messages.invalid_perm);
       return;
     }
     const Field token = field(req, "svc-user-jwt");
@@ -572,17 +657,14 @@ class MockServer {
   std::thread thread_;
   int port_ = 0;
   mutable std::mutex mutex_;
-  std::vector<RecordedRequest> requests_;
+  std::deque<RecordedRequest> requests_;  ///< The latest max_recorded_requests.
+  std::size_t received_ = 0;              ///< Every request since the start (or clear_requests()).
   std::set<std::string> connections_;
   std::atomic<int> in_flight_{0};
   std::atomic<int> max_in_flight_{0};
 };
 
-// The bodies that start the server (its routes: every handler) and copy its
-// options. Header-only by default; this repository's own tests and programs
-// compile them once (src/testing.cpp, STUDENTSVC_TESTING_SEPARATE: internal).
-#if !STUDENTSVC_TESTING_SEPARATE || defined(STUDENTSVC_TESTING_SOURCE)
-STUDENTSVC_TESTING_INLINE MockServer::MockServer(MockServerOptions options, const std::string& cert_file,
+STUDENTSVC_TESTING_INLINE MockServer::Impl::Impl(MockServerOptions options, const std::string& cert_file,
                                               const std::string& key_file)
     : options_(std::move(options)), prefix_(normalise_prefix(options_.path_prefix)), tls_(!cert_file.empty()) {
   options_.path_prefix = prefix_;
@@ -591,7 +673,8 @@ STUDENTSVC_TESTING_INLINE MockServer::MockServer(MockServerOptions options, cons
   } else {
     server_ = detail::make_plain_server();
   }
-  server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  const std::size_t threads = std::max<std::size_t>(1, options_.worker_threads);
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_keep_alive_max_count(100000);
   server_->set_tcp_nodelay(true);  // no Nagle/delayed-ACK stall between header and body writes
   const auto keep_alive = std::max<std::chrono::seconds::rep>(1, options_.keep_alive_timeout.count());
@@ -611,7 +694,7 @@ STUDENTSVC_TESTING_INLINE MockServer::MockServer(MockServerOptions options, cons
   }
 }
 
-STUDENTSVC_TESTING_INLINE ClientOptions MockServer::client_options() const {
+STUDENTSVC_TESTING_INLINE ClientOptions MockServer::Impl::client_options() const {
   const MockServerOptions o = snapshot();
   ClientOptions c;
   c.base_url = base_url();
@@ -622,7 +705,31 @@ STUDENTSVC_TESTING_INLINE ClientOptions MockServer::client_options() const {
   }
   if (!o.accounts.empty()) c.auth.basic = BasicCredential{o.accounts.front().network_id, o.accounts.front().password};
   c.allow_insecure_loopback = !tls_;
+  c.perm_syntax = o.perm_syntax;
   return c;
+}
+
+// MockServer's calls, each into its Impl.
+STUDENTSVC_TESTING_INLINE MockServer::MockServer() : MockServer(MockServerOptions{}) {}
+STUDENTSVC_TESTING_INLINE MockServer::MockServer(MockServerOptions options)
+    : MockServer(std::move(options), std::string(), std::string()) {}
+STUDENTSVC_TESTING_INLINE MockServer::MockServer(MockServerOptions options, const std::string& cert_file,
+                                              const std::string& key_file)
+    : impl_(std::make_unique<Impl>(std::move(options), cert_file, key_file)) {}
+STUDENTSVC_TESTING_INLINE MockServer::~MockServer() = default;
+STUDENTSVC_TESTING_INLINE void MockServer::stop() { impl_->stop(); }
+STUDENTSVC_TESTING_INLINE bool MockServer::running() const { return impl_->running(); }
+STUDENTSVC_TESTING_INLINE int MockServer::port() const noexcept { return impl_->port(); }
+STUDENTSVC_TESTING_INLINE std::string MockServer::base_url() const { return impl_->base_url(); }
+STUDENTSVC_TESTING_INLINE ClientOptions MockServer::client_options() const { return impl_->client_options(); }
+STUDENTSVC_TESTING_INLINE std::vector<RecordedRequest> MockServer::requests() const { return impl_->requests(); }
+STUDENTSVC_TESTING_INLINE RecordedRequest MockServer::last_request() const { return impl_->last_request(); }
+STUDENTSVC_TESTING_INLINE std::size_t MockServer::request_count() const { return impl_->request_count(); }
+STUDENTSVC_TESTING_INLINE std::size_t MockServer::connection_count() const { return impl_->connection_count(); }
+STUDENTSVC_TESTING_INLINE int MockServer::max_in_flight() const noexcept { return impl_->max_in_flight(); }
+STUDENTSVC_TESTING_INLINE void MockServer::clear_requests() { impl_->clear_requests(); }
+STUDENTSVC_TESTING_INLINE void MockServer::update(const std::function<void(MockServerOptions&)>& change) {
+  impl_->update(change);
 }
 #endif
 

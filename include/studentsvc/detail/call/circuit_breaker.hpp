@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include <studentsvc/detail/call/context.hpp>
 #include <studentsvc/detail/retry/clock.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
@@ -192,5 +193,39 @@ inline void report_circuit(const CircuitEvent& event, const Logger& logger, Inst
   }
   return {};
 }
+
+/// @name The breaker stage of a call (Call::attempt and Call::on_outcome)
+/// `probe`: the call's attempt in flight is the half-open probe.
+/// @{
+
+/// Before an attempt: an open breaker refuses it (circuit_open, nothing is
+/// sent); after its cool-down one attempt is let through as the probe.
+[[nodiscard]] inline std::optional<ApiError> breaker_admit(const CallContext& context, bool& probe) {
+  if (context.breaker == nullptr) return std::nullopt;
+  auto a = context.breaker->admit();
+  if (a.event) report_circuit(*a.event, *context.logger, context.sink);
+  if (!a.allowed) return std::move(a.refusal);
+  probe = a.probe;
+  return std::nullopt;
+}
+
+/// After an attempt: the breaker counts its outcome (breaker_verdict).
+inline void breaker_record(const CallContext& context, const Result<HttpResponse>& outcome, bool& probe) {
+  if (context.breaker == nullptr) return;
+  const auto event = context.breaker->record(breaker_verdict(outcome), probe, outcome ? outcome->status : 0);
+  probe = false;
+  if (event) report_circuit(*event, *context.logger, context.sink);
+}
+
+/// An admitted probe that never got an outcome: the next caller probes instead.
+inline void breaker_release(const CallContext& context, bool& probe) noexcept {
+  if (!probe) return;
+  probe = false;
+  try {
+    context.breaker->release_probe();
+  } catch (...) {  // a mutex that fails to lock: nothing better to do
+  }
+}
+/// @}
 
 }  // namespace studentsvc::detail

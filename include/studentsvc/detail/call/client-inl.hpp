@@ -3,6 +3,7 @@
 /// @brief Client's bodies: included by client.hpp in header-only mode,
 /// compiled once by <studentsvc/src.hpp> otherwise.
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -13,7 +14,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,19 +24,24 @@
 #include <studentsvc/detail/call/coalescer.hpp>
 #include <studentsvc/detail/call/pipeline.hpp>
 #include <studentsvc/detail/call/registry.hpp>
+#include <studentsvc/detail/call/wiped_copy.hpp>
 #include <studentsvc/detail/call/default_transport.hpp>
 #include <studentsvc/detail/header_only.hpp>
 #include <studentsvc/detail/call/redact.hpp>
+#include <studentsvc/detail/request/build.hpp>
+#include <studentsvc/detail/request/limits.hpp>
+#include <studentsvc/detail/request/student_headers.hpp>
 #include <studentsvc/detail/request/url.hpp>
+#include <studentsvc/detail/response/map.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 #include <studentsvc/instrumentation.hpp>
+// Not for the calls (they use detail/response/): with the Client's bodies in
+// header-only mode, RawResponse::json() and to_json work wherever a Client does.
+#include <studentsvc/json.hpp>
 #include <studentsvc/logging.hpp>
 #include <studentsvc/models.hpp>
 #include <studentsvc/options.hpp>
-#include <studentsvc/requests.hpp>
-#include <studentsvc/responses.hpp>
-#include <studentsvc/retry.hpp>
 #include <studentsvc/streaming.hpp>
 
 namespace studentsvc {
@@ -45,8 +50,8 @@ namespace detail {
 /// `user:password@` parts of the base URL and of the proxy URL (the option,
 /// else the environment libcurl reads), and the client key's password: a
 /// transport error may quote them.
-[[nodiscard]] inline std::vector<std::string> client_url_secrets(const ClientOptions& options) {
-  std::vector<std::string> out = url_secrets(options.base_url);
+[[nodiscard]] inline SecretList client_url_secrets(const ClientOptions& options) {
+  SecretList out = url_secrets(options.base_url);
   add_secrets(out, client_certificate_secrets(options.client_certificate));
   if (!options.proxy.empty()) {
     add_secrets(out, url_secrets(options.proxy));
@@ -81,7 +86,7 @@ struct ClientState {
   Result<void> limits;  ///< The options' timeouts, header cap and retry policy, checked once here.
   std::shared_ptr<Transport> transport;
   JitterSource jitter;
-  std::vector<std::string> url_secrets = client_url_secrets(options);
+  SecretList url_secrets = client_url_secrets(options);
   /// The student endpoints' headers, built once (none with a CredentialProvider).
   std::optional<StudentHeaders> student_headers = prebuild_student_headers(options);
   CallRegistry calls;  ///< The asynchronous calls in flight.
@@ -109,7 +114,7 @@ struct ClientState {
   }
 
   /// Everything to scrub from text that came back for a request with these headers.
-  [[nodiscard]] std::vector<std::string> secrets(const Headers& headers) const {
+  [[nodiscard]] SecretList secrets(const Headers& headers) const {
     auto out = request_secrets(headers, options.auth);
     add_secrets(out, url_secrets);
     return out;
@@ -131,45 +136,56 @@ struct ClientCloser {
   return call.retry ? *call.retry : state.options.retry;
 }
 
-/// One call of the client: what it is, how each attempt's request is built
-/// (again after a 401, with fresh credentials), and how its answer is mapped.
-template <class T>
-struct ClientCall {
-  CallSpec spec;
-  Call::Build build;
-  typename CallOf<T>::Map map;
-};
+/// The name of a call in log lines: its operation, and " (async)" for the asynchronous forms.
+[[nodiscard]] inline std::string call_name(Endpoint endpoint, bool async) {
+  std::string name(operation_of(endpoint));
+  if (async) name += " (async)";
+  return name;
+}
 
-[[nodiscard]] inline ClientCall<StudentExtended> get_student_call(const ClientState& state, const BaseUrl& base,
-                                                                  std::string_view perm, const CallOptions& call) {
-  return {{std::string(operation_of(Endpoint::get_student)), Endpoint::get_student, false, true,
-           policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
-          [&state, &base, perm = std::string(perm), call] {
-            return build_get_student(base, state.options, perm, call, ClientLimits::checked,
+/// get_student: what the call is and how its request is built (again after a 401).
+[[nodiscard]] inline CallSpec get_student_spec(const ClientState& state, const BaseUrl& base, std::string_view perm,
+                                               const CallOptions& call, bool async) {
+  return {call_name(Endpoint::get_student, async), Endpoint::get_student, false, true, policy_for(state, call),
+          state.options.coalesce_lookups, state.options.hedging.has_value(),
+          [&state, &base, perm = std::string(perm), call = WipedCopy<CallOptions>(call)] {
+            return build_get_student(base, state.options, perm, call.value, ClientLimits::checked,
                                      state.student_headers ? &*state.student_headers : nullptr);
-          },
-          [perm = std::string(perm)](Result<HttpResponse>&& outcome) { return map_get_student_response(outcome, perm); }};
+          }};
 }
 
-[[nodiscard]] inline ClientCall<StudentExtended> current_student_call(const ClientState& state, const BaseUrl& base,
-                                                                      std::string_view user_jwt,
-                                                                      const CallOptions& call) {
-  return {{std::string(operation_of(Endpoint::current_student)), Endpoint::current_student, false, true,
-           policy_for(state, call), state.options.coalesce_lookups, state.options.hedging.has_value()},
-          [&state, &base, jwt = std::string(user_jwt), call] {
+/// get_student's answer, checked to be the student asked for.
+[[nodiscard]] inline MapOutcome<StudentExtended> get_student_map(std::string_view perm) {
+  return [perm = std::string(perm)](Result<HttpResponse>&& outcome) { return map_get_student_outcome(outcome, perm); };
+}
+
+[[nodiscard]] inline CallSpec current_student_spec(const ClientState& state, const BaseUrl& base,
+                                                   std::string_view user_jwt, const CallOptions& call, bool async) {
+  return {call_name(Endpoint::current_student, async), Endpoint::current_student, false, true, policy_for(state, call),
+          state.options.coalesce_lookups, state.options.hedging.has_value(),
+          [&state, &base, jwt = Secret(user_jwt), call = WipedCopy<CallOptions>(call)] {
             return build_student_request(base, state.options, Endpoint::current_student,
-                                         std::string(current_student_path), jwt, call, ClientLimits::checked,
+                                         std::string(current_student_endpoint_path), jwt.reveal(), call.value,
+                                         ClientLimits::checked,
                                          state.student_headers ? &*state.student_headers : nullptr);
-          },
-          [](Result<HttpResponse>&& outcome) { return map_student_response(outcome, Endpoint::current_student); }};
+          }};
 }
 
-[[nodiscard]] inline ClientCall<RawResponse> conversation_call(const ClientState& state, const BaseUrl& base,
-                                                               const ConversationRequest& request) {
-  return {{std::string(operation_of(Endpoint::conversation)), Endpoint::conversation, !request.sub_path.empty(),
-           request.idempotent, policy_for(state, request.call)},
-          [&state, &base, request] { return build_conversation(base, state.options, request, ClientLimits::checked); },
-          [](Result<HttpResponse>&& outcome) { return map_conversation_response(std::move(outcome)); }};
+[[nodiscard]] inline MapOutcome<StudentExtended> current_student_map() {
+  return [](Result<HttpResponse>&& outcome) { return map_student_outcome(outcome, Endpoint::current_student); };
+}
+
+[[nodiscard]] inline CallSpec conversation_spec(const ClientState& state, const BaseUrl& base,
+                                                const ConversationRequest& request, bool async) {
+  return {call_name(Endpoint::conversation, async), Endpoint::conversation, !request.sub_path.empty(),
+          request.idempotent, policy_for(state, request.call), false, false,
+          [&state, &base, request = WipedCopy<ConversationRequest>(request)] {
+            return build_conversation(base, state.options, request.value, ClientLimits::checked);
+          }};
+}
+
+[[nodiscard]] inline MapOutcome<RawResponse> conversation_map() {
+  return [](Result<HttpResponse>&& outcome) { return map_conversation_outcome(std::move(outcome)); };
 }
 
 /// The pipeline's view of `state`. Blocking: the caller's thread sends and
@@ -196,45 +212,10 @@ struct ClientCall {
   return c;
 }
 
-/// A call of `state` made by `make_call` from its base URL, or why no call can be made.
-template <class MakeCall>
-[[nodiscard]] auto client_call(const ClientState& state, MakeCall make_call)
-    -> Result<decltype(make_call(std::declval<const BaseUrl&>()))> {
-  auto base = state.ready();
-  if (!base) return std::unexpected(std::move(base.error()));
-  return make_call(**base);
-}
-
-/// Runs a call of `state` and waits for its result on this thread.
+/// Hands an asynchronous call's result to the caller's Completion.
 template <class T>
-[[nodiscard]] Result<T> run_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>>&& made) {
-  if (!made) return std::unexpected(std::move(made.error()));
-  ClientCall<T>& c = *made;
-  if (c.spec.hedge && !in_async_completion) {
-    // A hedge needs two transfers at once: run on the asynchronous runtime and
-    // wait here (never inside a completion, which must not wait: no hedge there).
-    auto promise = std::make_shared<std::promise<Result<T>>>();
-    auto result = promise->get_future();
-    CallOf<T>::start(
-        call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
-        [promise](Result<T> r, int) { promise->set_value(std::move(r)); }, StopToken{});
-    return result.get();
-  }
-  return run_blocking<T>(call_context(state, false), std::move(c.spec), std::move(c.build), std::move(c.map));
-}
-
-/// Starts a call of `state`; `done` gets its result, on the transport's event thread.
-template <class T>
-void start_client_call(const std::shared_ptr<ClientState>& state, Result<ClientCall<T>>&& made, Completion<T> done,
-                       const StopToken& stop) {
-  if (!made) {
-    done(std::unexpected(std::move(made.error())));
-    return;
-  }
-  ClientCall<T>& c = *made;
-  c.spec.name += " (async)";
-  CallOf<T>::start(call_context(state, true), std::move(c.spec), std::move(c.build), std::move(c.map),
-                   [done = std::move(done)](Result<T> result, int) { done(std::move(result)); }, stop);
+[[nodiscard]] CallDone<T> completing(Completion<T> done) {
+  return [done = std::move(done)](Result<T>&& result, int) { done(std::move(result)); };
 }
 
 /// The future form of an asynchronous call, on its completion form.
@@ -261,31 +242,19 @@ STUDENTSVC_INLINE Result<Client> Client::create(ClientOptions options) {
 }
 
 STUDENTSVC_INLINE Result<StudentExtended> Client::get_student(std::string_view perm, const CallOptions& call) const {
-  return detail::run_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                                   return detail::get_student_call(*state_, base, perm, call);
-                                 }));
+  auto base = state_->ready();
+  if (!base) return std::unexpected(std::move(base.error()));
+  return detail::run_call(detail::call_context(state_, false),
+                          detail::get_student_spec(*state_, **base, perm, call, false), detail::get_student_map(perm));
 }
 
 STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std::span<const std::string> perms,
                                                                             const BatchOptions& batch) const {
-  // The streamed batch over the distinct perms, each looked up once, then
-  // fanned out to every position in input order: one engine for every batch.
-  // No Result<StudentExtended> is value-initialised: libc++ before 18 then
-  // zero-fills StudentExtended's tail padding, where it keeps has_value().
-  std::vector<Result<StudentExtended>> results;
+  // The streamed batch over the caller's perms, collected by index: its
+  // window looks a repeated perm up once (RepeatedPerms) and hands every
+  // position its result, sent or not.
+  std::vector<Result<StudentExtended>> results(perms.size());
   if (perms.empty()) return results;
-  std::vector<std::string_view> distinct;
-  std::vector<std::size_t> slot(perms.size());  // position -> index into distinct
-  {
-    std::unordered_map<std::string_view, std::size_t> seen;
-    seen.reserve(perms.size());
-    for (std::size_t i = 0; i < perms.size(); ++i) {
-      const auto [it, added] = seen.try_emplace(perms[i], distinct.size());
-      if (added) distinct.push_back(perms[i]);
-      slot[i] = it->second;
-    }
-  }
-  std::vector<std::optional<Result<StudentExtended>>> looked_up(distinct.size());
   StreamOptions stream;
   stream.max_concurrency = batch.max_concurrency;
   stream.fail_fast = batch.fail_fast;
@@ -294,16 +263,10 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
   const Logger& logger = state_->options.logger;
   const auto start = std::chrono::steady_clock::now();
   const auto summary = for_each_student(
-      distinct,
-      [&](std::size_t index, std::string_view, Result<StudentExtended> result) { looked_up[index].emplace(std::move(result)); },
+      perms, [&](std::size_t index, std::string_view, Result<StudentExtended> result) { results[index] = std::move(result); },
       stream);
-  std::size_t failed = 0;
-  results.reserve(perms.size());
-  for (std::size_t i = 0; i < perms.size(); ++i) {
-    // The window delivers every input, sent or not: each slot holds a result.
-    results.push_back(*looked_up[slot[i]]);
-    if (!results.back()) ++failed;
-  }
+  detail::wipe_secrets(stream.call);  // its copy of the caller's JWT
+  const auto failed = static_cast<std::size_t>(std::ranges::count_if(results, [](const auto& r) { return !r; }));
   if (summary.stopped_by) {
     logger.log(LogLevel::warning, "get_students: stopped sending after " + to_string(*summary.stopped_by) + "; " +
                                       std::to_string(summary.not_sent) + " lookup(s) not sent");
@@ -319,31 +282,36 @@ STUDENTSVC_INLINE std::vector<Result<StudentExtended>> Client::get_students(std:
 
 STUDENTSVC_INLINE Result<StudentExtended> Client::current_student(std::string_view user_jwt,
                                                                   const CallOptions& call) const {
-  return detail::run_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                                   return detail::current_student_call(*state_, base, user_jwt, call);
-                                 }));
+  auto base = state_->ready();
+  if (!base) return std::unexpected(std::move(base.error()));
+  return detail::run_call(detail::call_context(state_, false),
+                          detail::current_student_spec(*state_, **base, user_jwt, call, false),
+                          detail::current_student_map());
 }
 
 STUDENTSVC_INLINE Result<RawResponse> Client::conversation(const ConversationRequest& request) const {
-  return detail::run_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                                   return detail::conversation_call(*state_, base, request);
-                                 }));
+  auto base = state_->ready();
+  if (!base) return std::unexpected(std::move(base.error()));
+  return detail::run_call(detail::call_context(state_, false), detail::conversation_spec(*state_, **base, request, false),
+                          detail::conversation_map());
 }
 
 STUDENTSVC_INLINE void Client::get_student_async(std::string_view perm, Completion<StudentExtended> done,
                                                   const CallOptions& call, StopToken stop) const {
-  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                              return detail::get_student_call(*state_, base, perm, call);
-                            }), std::move(done), stop);
+  auto base = state_->ready();
+  if (!base) return done(std::unexpected(std::move(base.error())));
+  detail::start_call(detail::call_context(state_, true), detail::get_student_spec(*state_, **base, perm, call, true),
+                     detail::get_student_map(perm), detail::completing(std::move(done)), stop);
 }
 
 STUDENTSVC_INLINE void Client::batch_lookup_async(std::string_view perm, Completion<StudentExtended> done,
                                                    const CallOptions& call, StopToken stop) const {
-  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                              auto c = detail::get_student_call(*state_, base, perm, call);
-                              c.spec.coalesce = true;
-                              return c;
-                            }), std::move(done), stop);
+  auto base = state_->ready();
+  if (!base) return done(std::unexpected(std::move(base.error())));
+  auto spec = detail::get_student_spec(*state_, **base, perm, call, true);
+  spec.coalesce = true;
+  detail::start_call(detail::call_context(state_, true), std::move(spec), detail::get_student_map(perm),
+                     detail::completing(std::move(done)), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async(std::string_view perm,
@@ -355,9 +323,11 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::get_student_async
 
 STUDENTSVC_INLINE void Client::current_student_async(std::string_view user_jwt, Completion<StudentExtended> done,
                                                       const CallOptions& call, StopToken stop) const {
-  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                              return detail::current_student_call(*state_, base, user_jwt, call);
-                            }), std::move(done), stop);
+  auto base = state_->ready();
+  if (!base) return done(std::unexpected(std::move(base.error())));
+  detail::start_call(detail::call_context(state_, true),
+                     detail::current_student_spec(*state_, **base, user_jwt, call, true),
+                     detail::current_student_map(), detail::completing(std::move(done)), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_async(std::string_view user_jwt,
@@ -369,9 +339,10 @@ STUDENTSVC_INLINE std::future<Result<StudentExtended>> Client::current_student_a
 
 STUDENTSVC_INLINE void Client::conversation_async(const ConversationRequest& request, Completion<RawResponse> done,
                                                    StopToken stop) const {
-  detail::start_client_call(state_, detail::client_call(*state_, [&](const detail::BaseUrl& base) {
-                              return detail::conversation_call(*state_, base, request);
-                            }), std::move(done), stop);
+  auto base = state_->ready();
+  if (!base) return done(std::unexpected(std::move(base.error())));
+  detail::start_call(detail::call_context(state_, true), detail::conversation_spec(*state_, **base, request, true),
+                     detail::conversation_map(), detail::completing(std::move(done)), stop);
 }
 
 STUDENTSVC_INLINE std::future<Result<RawResponse>> Client::conversation_async(const ConversationRequest& request,

@@ -1,16 +1,26 @@
 #pragma once
 /// @file detail/call/hedge.hpp
-/// @brief HedgeRace: one attempt sent as up to two copies (ClientOptions::hedging):
-/// the first answer wins, the other copy's transfer is stopped.
+/// @brief The hedging stage of a call (ClientOptions::hedging): one attempt
+/// sent as up to two copies (HedgeRace); the first answer wins, the other
+/// copy's transfer is stopped. Call::send_attempt hands an attempt here when
+/// hedges() says so.
 /// @sa docs/pipeline.md, HedgingOptions
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 
+#include <studentsvc/detail/call/circuit_breaker.hpp>
+#include <studentsvc/detail/call/context.hpp>
 #include <studentsvc/detail/call/stop.hpp>
+#include <studentsvc/detail/limits/rate_limit.hpp>
+#include <studentsvc/errors.hpp>
+#include <studentsvc/http.hpp>
+#include <studentsvc/logging.hpp>
 #include <studentsvc/stop_token.hpp>
 
 namespace studentsvc::detail {
@@ -66,5 +76,86 @@ class HedgeRace {
   std::shared_ptr<CallStop> timer_;
   bool decided_ = false;
 };
+
+/// The call a hedged attempt belongs to, as the stage sees it. The race holds
+/// the call until an answer is in; the copies and the timers hold only the
+/// race and `call` (weak). `context` and `name` are the call's own: read only
+/// while `call` is alive.
+struct HedgedCall {
+  using Deliver = void (*)(const std::shared_ptr<void>& call, Result<HttpResponse>&& outcome);
+
+  std::weak_ptr<void> call;
+  const CallContext* context = nullptr;
+  const std::string* name = nullptr;
+  StopToken stop;             ///< The call's stop: each copy's follows it.
+  Deliver deliver = nullptr;  ///< Hands the winning answer to the call (it classifies it).
+};
+
+/// Whether an attempt is hedged: only an idempotent lookup on the asynchronous
+/// runtime (two transfers at once), and never the circuit breaker's probe.
+[[nodiscard]] inline bool hedges(const CallContext& context, const CallSpec& spec, bool probe) noexcept {
+  return spec.hedge && spec.idempotent && !context.runtime.blocking && !probe &&
+         context.hedge_delay > std::chrono::milliseconds{0};
+}
+
+/// Sends copy `i` of the attempt; its answer goes to the call if it wins.
+inline void send_hedge_copy(const HedgedCall& h, const std::shared_ptr<HedgeRace>& race, std::size_t i,
+                            const HttpRequest& request) {
+  h.context->runtime.send(
+      request,
+      [race, i, deliver = h.deliver](Result<HttpResponse> outcome) {
+        if (auto owner = race->win(i)) deliver(owner, std::move(outcome));
+      },
+      race->token(i));
+}
+
+/// The hedge itself, once the delay passed with no answer: not while the
+/// breaker is anything but closed, and only with a token from the retry
+/// budget (refused: no hedge). The call is alive (its caller holds it).
+inline void send_hedge(const HedgedCall& h, const std::shared_ptr<HedgeRace>& race, HttpRequest request) {
+  if (race->decided()) return;
+  const CallContext& context = *h.context;
+  if (context.breaker != nullptr && context.breaker->state() != CircuitState::closed) return;
+  std::chrono::milliseconds wait{0};
+  if (context.throttle != nullptr) {
+    const Admission a = context.throttle->admit(AttemptKind::retry);
+    if (!a.allowed) {
+      context.logger->log(LogLevel::debug, *h.name + ": hedge not sent: the client's retry budget is spent");
+      return;
+    }
+    wait = a.wait;
+  }
+  auto go = [h, race, request = std::move(request)](bool elapsed) mutable {
+    auto self = h.call.lock();
+    if (!elapsed || !self || !race->add_hedge(h.stop)) return;
+    const Logger& logger = *h.context->logger;
+    if (logger.enabled(LogLevel::debug)) {
+      logger.log(LogLevel::debug, *h.name + ": no answer after " + std::to_string(h.context->hedge_delay.count()) +
+                                      " ms, sending a second copy (hedge)");
+    }
+    send_hedge_copy(h, race, 1, std::move(request));
+  };
+  if (wait > std::chrono::milliseconds{0}) {
+    context.runtime.after(wait, go, race->token(2));
+  } else {
+    go(true);
+  }
+}
+
+/// Sends the attempt; if no answer came after the hedge delay, a second copy
+/// (send_hedge). The first answer wins and goes on to classify; the other is
+/// stopped. `owner` is the call: the race holds it until an answer is in.
+inline void send_hedged(const HedgedCall& h, std::shared_ptr<void> owner, HttpRequest sending) {
+  auto race = std::make_shared<HedgeRace>(std::move(owner), h.stop);
+  send_hedge_copy(h, race, 0, sending);
+  if (race->decided()) return;  // answered at once (a transport that sends inline)
+  h.context->runtime.after(
+      h.context->hedge_delay,
+      [h, race, sending = std::move(sending)](bool elapsed) mutable {
+        auto self = h.call.lock();
+        if (elapsed && self) send_hedge(h, race, std::move(sending));
+      },
+      race->token(2));
+}
 
 }  // namespace studentsvc::detail

@@ -23,6 +23,7 @@
 #include <studentsvc/detail/call/attempt_events.hpp>
 #include <studentsvc/detail/call/circuit_breaker.hpp>
 #include <studentsvc/detail/call/coalescer.hpp>
+#include <studentsvc/detail/call/context.hpp>
 #include <studentsvc/detail/call/hedge.hpp>
 #include <studentsvc/detail/call/registry.hpp>
 #include <studentsvc/detail/call/stop.hpp>
@@ -40,105 +41,37 @@
 
 namespace studentsvc::detail {
 
-/// @brief How a call sends and waits: the only thing its drivers differ in.
-///
-/// Blocking: Transport::send on the calling thread, waits slept on `clock`.
-/// Asynchronous: the transport's send_async and run_after (CurlTransport: its
-/// event thread). Both read the time from `clock` (simulated in tests).
-struct CallRuntime {
-  Transport* transport = nullptr;
-  const RetryClock* clock = nullptr;
-  bool blocking = true;
-
-  /// A blocking send reads `request` in place; an asynchronous one sends a copy.
-  void send(const HttpRequest& request, SendCompletion done, const StopToken& stop) const {
-    if (blocking) {
-      done(transport->send(request));
-    } else {
-      transport->send_async(request, std::move(done), stop);
-    }
-  }
-  void after(std::chrono::milliseconds delay, const std::function<void(bool)>& fn, const StopToken& stop) const {
-    if (!blocking) {
-      transport->run_after(delay, fn, stop);
-      return;
-    }
-    clock->sleep(delay);
-    fn(!stop.stop_requested());
-  }
-  [[nodiscard]] std::chrono::steady_clock::time_point now() const { return clock->now(); }
-  [[nodiscard]] std::chrono::system_clock::time_point wall() const { return clock->wall(); }
-};
-
-/// @brief What a call reads from its client (kept alive by `owner` while it runs).
-struct CallContext {
-  std::shared_ptr<const void> owner;
-  CallRuntime runtime;
-  const Logger* logger = nullptr;
-  Instrumentation* sink = nullptr;              ///< null: no attempt events
-  CredentialProvider* provider = nullptr;       ///< null: a 401 is final
-  const std::vector<std::string>* request_id_headers = nullptr;
-  JitterSource* jitter = nullptr;
-  ClientThrottle* throttle = nullptr;           ///< The rate limit and retry budget; null: none.
-  CallRegistry* registry = nullptr;             ///< Counts the call in and out; null: not counted.
-  CircuitBreaker* breaker = nullptr;            ///< The client's circuit breaker; null: none.
-  Coalescer* coalescer = nullptr;               ///< The client's lookups in flight; null: none shared.
-  /// Counts a shared request (a flight, always asynchronous) in and out; null: not counted.
-  CallRegistry* flight_registry = nullptr;
-  /// ClientOptions::hedging's delay; zero: no hedge.
-  std::chrono::milliseconds hedge_delay{0};
-  /// Everything to scrub from text that came back for a request with these headers; null: nothing.
-  std::function<std::vector<std::string>(const Headers&)> secrets;
-};
-
-/// @brief What a call is: its name in log lines, its endpoint (for the
-/// attempt events), whether it may be sent twice, and its retry policy.
-struct CallSpec {
-  std::string name;
-  Endpoint endpoint = Endpoint::get_student;
-  bool has_sub_path = false;
-  bool idempotent = true;
-  RetryPolicy policy;
-  bool coalesce = false;  ///< Shares one request with identical calls in flight (Coalescer).
-  bool hedge = false;     ///< An idempotent lookup: may send a second copy of a slow attempt (HedgeRace).
-};
+template <class T>
+void start_call(CallContext context, CallSpec spec, MapOutcome<T> map, CallDone<T> done, const StopToken& stop);
 
 /// @brief One call, from building its request to its completion. Owned by
 /// the completions it hands to the runtime; freed when the last has run.
 ///
 /// Every step that does not depend on the answer's type is here, compiled
-/// once for all calls; CallOf<T> adds the typed end (map, deliver, share).
+/// once for all calls; Call::Typed<T> adds the typed end (map, deliver,
+/// share). start_call and run_call are the only ways to run one.
 class Call : public std::enable_shared_from_this<Call> {
  public:
-  using Build = std::function<Result<HttpRequest>()>;
+  template <class T>
+  class Typed;
 
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
   virtual ~Call() {
     // Only if a transport dropped a completion without calling it: count out anyway.
     if (!finished_ && context_.registry != nullptr) context_.registry->leave();
-    release_probe();
+    breaker_release(context_, probe_);
   }
 
  protected:
-  // By rvalue reference: CallOf's constructor hands its own parameters on, with no move in between.
-  Call(CallContext&& context, CallSpec&& spec, Build&& build, const StopToken& stop, const StopToken& closing)
+  // By rvalue reference: Typed's constructor hands its own parameters on, with no move in between.
+  Call(CallContext&& context, CallSpec&& spec, const StopToken& stop, const StopToken& closing)
       : context_(std::move(context)),
         spec_(std::move(spec)),
-        build_(std::move(build)),
         stop_(stop, closing),
         start_(context_.runtime.now()) {}
 
-  /// Counts a new call in; false (and nothing to start) while the client is being destroyed.
-  [[nodiscard]] static bool enter(const CallContext& context, StopToken& closing) {
-    CallRegistry* registry = context.registry;
-    if (registry == nullptr) return true;
-    if (!registry->enter()) return false;
-    closing = registry->token();
-    return true;
-  }
-
-  // The typed end of the call (CallOf<T>).
+  // The typed end of the call (Call::Typed<T>).
   /// Waits for the identical request in flight instead of sending this one.
   virtual void join_flight(const HttpRequest& request) = 0;
   /// Maps the last outcome and completes with it; `request_id` goes on a failure.
@@ -150,7 +83,7 @@ class Call : public std::enable_shared_from_this<Call> {
 
   // Build: nothing is sent on bad input.
   void begin() {
-    auto built = build_();
+    auto built = spec_.build();
     if (!built) {
       logger().log(LogLevel::warning, spec_.name + ": not sent: " + built.error().message);
       fail(std::move(built.error()));
@@ -195,7 +128,10 @@ class Call : public std::enable_shared_from_this<Call> {
       finish_outcome(std::unexpected(cancelled_error("cancelled (stop requested) before the request was sent")));
       return;
     }
-    if (context_.breaker != nullptr && !admitted_by_breaker()) return;
+    if (auto refused = breaker_admit(context_, probe_)) {  // the breaker stage: circuit_breaker.hpp
+      finish_outcome(std::unexpected(std::move(*refused)));
+      return;
+    }
     if (context_.throttle != nullptr) {
       const Admission a = context_.throttle->admit(attempts() == 0 ? AttemptKind::first : AttemptKind::retry);
       if (!a.allowed && last_) {
@@ -209,29 +145,6 @@ class Call : public std::enable_shared_from_this<Call> {
       }
     }
     send_attempt();
-  }
-
-  // Circuit breaker: an open breaker ends the call at once (circuit_open,
-  // nothing sent); after its cool-down one attempt is let through as the probe.
-  [[nodiscard]] bool admitted_by_breaker() {
-    auto a = context_.breaker->admit();
-    if (a.event) report_circuit(*a.event, logger(), context_.sink);
-    if (!a.allowed) {
-      finish_outcome(std::unexpected(std::move(a.refusal)));
-      return false;
-    }
-    probe_ = a.probe;
-    return true;
-  }
-
-  // An admitted probe that never got an outcome: the next caller probes instead.
-  void release_probe() noexcept {
-    if (!probe_) return;
-    probe_ = false;
-    try {
-      context_.breaker->release_probe();
-    } catch (...) {  // a mutex that fails to lock: nothing better to do
-    }
   }
 
   // Runs `next` once `delay` has passed; a stop request meanwhile ends the
@@ -258,88 +171,23 @@ class Call : public std::enable_shared_from_this<Call> {
     attempt_number_ = attempts() + 1;
     attempt_started(events_, attempt_number_, reason_);
     attempt_start_ = context_.runtime.now();
-    auto self = shared_from_this();
-    if (hedging()) {
-      send_hedged(request_);
+    if (hedges(context_, spec_, probe_)) {  // the hedging stage: detail/call/hedge.hpp
+      send_hedged(HedgedCall{weak_from_this(), &context_, &spec_.name, stop_.token(),
+                             [](const std::shared_ptr<void>& call, Result<HttpResponse>&& outcome) {
+                               static_cast<Call*>(call.get())->on_outcome(std::move(outcome));
+                             }},
+                  shared_from_this(), request_);
       return;
     }
+    auto self = shared_from_this();
     context_.runtime.send(
         request_, [self](Result<HttpResponse> outcome) { self->on_outcome(std::move(outcome)); }, stop_.token());
-  }
-
-  // Hedge: only an idempotent lookup on the asynchronous runtime (two
-  // transfers at once), and never the circuit breaker's probe.
-  [[nodiscard]] bool hedging() const noexcept {
-    return spec_.hedge && spec_.idempotent && !context_.runtime.blocking && !probe_ &&
-           context_.hedge_delay > std::chrono::milliseconds{0};
-  }
-
-  // Sends the attempt; if no answer came after the hedge delay, a second
-  // copy. The first answer wins and goes on to classify; the other is stopped.
-  // The race holds the call until an answer is in; the copies and the timer only the race.
-  void send_hedged(HttpRequest sending) {
-    std::weak_ptr<Call> weak = shared_from_this();
-    auto race = std::make_shared<HedgeRace>(shared_from_this(), stop_.token());
-    send_copy(race, 0, sending);
-    if (race->decided()) return;  // answered at once (a transport that sends inline)
-    context_.runtime.after(
-        context_.hedge_delay,
-        [weak, race, sending = std::move(sending)](bool elapsed) mutable {
-          auto self = weak.lock();
-          if (elapsed && self) self->hedge(race, std::move(sending));
-        },
-        race->token(2));
-  }
-
-  void send_copy(const std::shared_ptr<HedgeRace>& race, std::size_t i, const HttpRequest& request) {
-    context_.runtime.send(
-        request,
-        [race, i](Result<HttpResponse> outcome) {
-          if (auto owner = race->win(i)) static_cast<Call*>(owner.get())->on_outcome(std::move(outcome));
-        },
-        race->token(i));
-  }
-
-  // The hedge itself: not while the breaker is anything but closed, and only
-  // with a token from the retry budget (refused: no hedge).
-  void hedge(const std::shared_ptr<HedgeRace>& race, HttpRequest request) {
-    if (race->decided()) return;
-    if (context_.breaker != nullptr && context_.breaker->state() != CircuitState::closed) return;
-    std::chrono::milliseconds wait{0};
-    if (context_.throttle != nullptr) {
-      const Admission a = context_.throttle->admit(AttemptKind::retry);
-      if (!a.allowed) {
-        logger().log(LogLevel::debug, spec_.name + ": hedge not sent: the client's retry budget is spent");
-        return;
-      }
-      wait = a.wait;
-    }
-    std::weak_ptr<Call> weak = shared_from_this();
-    auto go = [weak, race, request = std::move(request)](bool elapsed) mutable {
-      auto self = weak.lock();
-      if (!elapsed || !self || !race->add_hedge(self->stop_.token())) return;
-      if (self->logger().enabled(LogLevel::debug)) {
-        self->logger().log(LogLevel::debug, self->spec_.name + ": no answer after " +
-                                                std::to_string(self->context_.hedge_delay.count()) +
-                                                " ms, sending a second copy (hedge)");
-      }
-      self->send_copy(race, 1, std::move(request));
-    };
-    if (wait > std::chrono::milliseconds{0}) {
-      context_.runtime.after(wait, go, race->token(2));
-    } else {
-      go(true);
-    }
   }
 
   // Classify: retry after a wait, try once more with fresh credentials, or finish.
   void on_outcome(Result<HttpResponse> outcome) {
     attempt_ended(events_, attempt_number_, reason_, outcome, context_.runtime.now() - attempt_start_);
-    if (context_.breaker != nullptr) {
-      const auto event = context_.breaker->record(breaker_verdict(outcome), probe_, outcome ? outcome->status : 0);
-      probe_ = false;
-      if (event) report_circuit(*event, logger(), context_.sink);
-    }
+    breaker_record(context_, outcome, probe_);
     if (context_.throttle != nullptr) pause_client_for(*context_.throttle, outcome, spec_.policy, context_.runtime.wall());
     reason_ = retry_reason_after(outcome);
     const auto decision = run_->record(outcome, *context_.jitter, context_.runtime.now(), context_.runtime.wall());
@@ -362,7 +210,7 @@ class Call : public std::enable_shared_from_this<Call> {
       // Final if the retry budget refuses the try with fresh credentials.
       last_ = std::make_unique<Result<HttpResponse>>(outcome);
       context_.provider->invalidate();
-      if (auto again = build_(); again) {
+      if (auto again = spec_.build(); again) {
         logger().log(LogLevel::info, spec_.name + ": 401, trying once more with fresh credentials");
         attempts_before_ = attempts();
         use_request(std::move(*again), RetryPolicy::none(), true, RetryReason::credentials);
@@ -407,8 +255,8 @@ class Call : public std::enable_shared_from_this<Call> {
 
   // Every credential this call's requests carried (most calls succeed with
   // nothing to scrub: no need to work them out on every call).
-  [[nodiscard]] std::vector<std::string> secrets() const {
-    std::vector<std::string> all = secrets_;
+  [[nodiscard]] SecretList secrets() const {
+    SecretList all = secrets_;
     if (context_.secrets) add_secrets(all, context_.secrets(request_.headers));
     return all;
   }
@@ -418,7 +266,7 @@ class Call : public std::enable_shared_from_this<Call> {
   [[nodiscard]] bool claim_finish() noexcept {
     if (finished_) return false;
     finished_ = true;
-    release_probe();
+    breaker_release(context_, probe_);
     return true;
   }
   void completion_threw() const {
@@ -431,7 +279,6 @@ class Call : public std::enable_shared_from_this<Call> {
 
   CallContext context_;
   CallSpec spec_;
-  Build build_;
   CallStop stop_;
   std::chrono::steady_clock::time_point start_;
   HttpRequest request_;
@@ -442,7 +289,7 @@ class Call : public std::enable_shared_from_this<Call> {
   int attempt_number_ = 0;
   int attempts_before_ = 0;
   std::chrono::steady_clock::time_point attempt_start_;
-  std::vector<std::string> secrets_;  // of the requests this call replaced; see secrets()
+  SecretList secrets_;  // of the requests this call replaced; see secrets()
   /// The outcome a refused retry ends with (kept only once a retry is planned).
   std::unique_ptr<Result<HttpResponse>> last_;
   bool refreshed_ = false;
@@ -453,104 +300,45 @@ class Call : public std::enable_shared_from_this<Call> {
 /// @brief A Call whose last outcome is mapped to a Result<T>: the typed end of
 /// the pipeline (map, deliver, share a flight), all the rest being Call's.
 template <class T>
-class CallOf final : public Call {
+class Call::Typed final : public Call {
   struct Private {
     explicit Private() = default;
   };
+  friend void start_call<T>(CallContext, CallSpec, MapOutcome<T>, CallDone<T>, const StopToken&);
 
  public:
-  using Map = std::function<Result<T>(Result<HttpResponse>&&)>;
-  /// Gets the result and the attempts made, exactly once.
-  using Done = std::function<void(Result<T>&&, int)>;
-
-  /// Starts the call; `done` runs exactly once (before start returns for a
-  /// blocking runtime or a send-only transport; else on the event thread).
-  static void start(CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop) {
-    StopToken closing;
-    if (!enter(context, closing)) {
-      done(std::unexpected(cancelled_error("cancelled: the client is being destroyed")), 0);
-      return;
-    }
-    auto call = std::make_shared<CallOf>(Private{}, std::move(context), std::move(spec), std::move(build),
-                                         std::move(map), std::move(done), stop, closing);
-    call->begin();
-  }
-
-  /// Only start() can name Private: public for make_shared (one allocation for the call and its count).
-  CallOf(Private, CallContext context, CallSpec spec, Build build, Map map, Done done, const StopToken& stop,
-         const StopToken& closing)
-      : Call(std::move(context), std::move(spec), std::move(build), stop, closing),
-        map_(std::move(map)),
-        done_(std::move(done)) {}
+  /// Only start_call can name Private: public for make_shared (one allocation for the call and its count).
+  Typed(Private, CallContext context, CallSpec spec, MapOutcome<T> map, CallDone<T> done, const StopToken& stop,
+        const StopToken& closing)
+      : Call(std::move(context), std::move(spec), stop, closing), map_(std::move(map)), done_(std::move(done)) {}
 
  private:
-  // Coalesce: wait for the identical request in flight (starting it when
-  // there is none) instead of sending one. The shared request is a call of
-  // its own on the asynchronous runtime with its own stop: a waiter that
-  // stops waiting cancels it only when it was the last one.
+  // Coalesce (the stage: FlightSeat, detail/call/coalescer.hpp): wait for the
+  // identical request in flight, or lead it as a call of its own on the
+  // asynchronous runtime, with the flight's stop.
   void join_flight(const HttpRequest& request) override {
-    flight_ = std::make_unique<JoinedFlight>();
-    flight_->key = coalescing_key(operation_of(spec_.endpoint), request, spec_.policy);
-    auto self = std::static_pointer_cast<CallOf>(shared_from_this());
-    std::shared_ptr<std::promise<void>> delivered;
-    std::future<void> blocking_wait;
-    if (context_.runtime.blocking) {
-      delivered = std::make_shared<std::promise<void>>();
-      blocking_wait = delivered->get_future();
-    }
-    auto joined = context_.coalescer->join<T>(flight_->key, [self, delivered](Result<T> result, int n) {
-      self->attempts_before_ = n;
-      self->finish(std::move(result));
-      if (delivered) delivered->set_value();
-    });
-    flight_->flight = joined.flight;
-    flight_->id = joined.id;
-    if (!joined.leader && logger().enabled(LogLevel::debug)) {
-      logger().log(LogLevel::debug, spec_.name + ": sharing the identical request in flight");
-    }
-    if (joined.leader) {
-      CallContext shared = context_;
-      shared.runtime.blocking = false;
-      shared.registry = context_.flight_registry;
-      shared.coalescer = nullptr;
-      CallSpec spec = spec_;
-      spec.coalesce = false;
-      Coalescer* coalescer = context_.coalescer;
-      start(
-          std::move(shared), std::move(spec), build_, map_,
-          [coalescer, key = flight_->key, flight = joined.flight](Result<T> result, int n) {
-            coalescer->complete<T>(key, flight, std::move(result), n);
-          },
-          joined.flight->token());
-    }
-#if STUDENTSVC_HAS_STOP_TOKEN
-    if (!context_.runtime.blocking) on_stop_.emplace(stop_.token(), StopWaiting{self});
-#endif
-    if (blocking_wait.valid()) blocking_wait.wait();
+    seat_ = std::make_unique<FlightSeat<T>>();
+    auto self = std::static_pointer_cast<Typed>(shared_from_this());
+    seat_->join(
+        context_, spec_, request, self,
+        [self](Result<T> result, int n) {
+          self->attempts_before_ = n;
+          self->finish(std::move(result));
+        },
+        [this](auto complete, const StopToken& flight_stop) {
+          CallContext shared = context_;
+          shared.runtime.blocking = false;
+          shared.registry = context_.flight_registry;
+          shared.coalescer = nullptr;
+          CallSpec spec = spec_;
+          spec.coalesce = false;
+          start_call<T>(std::move(shared), std::move(spec), map_, std::move(complete), flight_stop);
+        },
+        stop_.token(), [](const std::shared_ptr<void>& call) {
+          static_cast<Typed*>(call.get())->finish_outcome(
+              std::unexpected(cancelled_error("cancelled (stop requested) while waiting for a shared lookup")));
+        });
   }
-
-#if STUDENTSVC_HAS_STOP_TOKEN
-  // A waiter's stop: it leaves the flight and completes as cancelled, on the event thread.
-  struct StopWaiting {
-    std::weak_ptr<CallOf> weak;
-    void operator()() const noexcept {
-      auto call = weak.lock();
-      if (!call) return;
-      try {
-        const JoinedFlight& joined = *call->flight_;
-        if (!call->context_.coalescer->template leave<T>(joined.key, joined.flight, joined.id)) return;
-        call->context_.runtime.after(
-            std::chrono::milliseconds{0},
-            [call](bool) {
-              call->finish_outcome(
-                  std::unexpected(cancelled_error("cancelled (stop requested) while waiting for a shared lookup")));
-            },
-            StopToken{});
-      } catch (...) {  // out of memory: the flight still delivers to this waiter
-      }
-    }
-  };
-#endif
 
   void map_and_finish(Result<HttpResponse>&& outcome, std::string request_id) override {
     auto result = map_(std::move(outcome));
@@ -574,32 +362,59 @@ class CallOf final : public Call {
     counted_out();
   }
 
-  Map map_;
-  Done done_;
-  /// Coalesced: the shared request this call waits for.
-  struct JoinedFlight {
-    std::string key;  ///< never printed
-    std::shared_ptr<Coalescer::Flight<T>> flight;
-    std::uint64_t id = 0;
-  };
-  // Held apart from the call (as last_ is) so that a plain lookup's Call stays
-  // a small allocation: allocators serve those from a per-thread cache.
-  std::unique_ptr<JoinedFlight> flight_;
-#if STUDENTSVC_HAS_STOP_TOKEN
-  std::optional<std::stop_callback<StopWaiting>> on_stop_;  // last: goes first, while the rest is intact
-#endif
+  MapOutcome<T> map_;
+  CallDone<T> done_;
+  std::unique_ptr<FlightSeat<T>> seat_;  ///< Coalesced: the shared request this call waits for.
 };
 
-/// @brief Runs a call on a blocking runtime and returns its result: every
-/// step ran on this thread before CallOf::start returned.
+/// @brief The asynchronous driver: starts a call; `done` runs exactly once
+/// (before start_call returns for a blocking runtime or a send-only
+/// transport; else on the event thread). A call that cannot be counted in
+/// (its client is being destroyed) completes as cancelled at once.
 template <class T>
-[[nodiscard]] Result<T> run_blocking(CallContext context, CallSpec spec, Call::Build build,
-                                     typename CallOf<T>::Map map, int* attempts = nullptr) {
+void start_call(CallContext context, CallSpec spec, MapOutcome<T> map, CallDone<T> done, const StopToken& stop) {
+  StopToken closing;  // the client's: stopped when its last handle goes
+  if (CallRegistry* registry = context.registry) {
+    if (!registry->enter()) {  // not counted in while the client is being destroyed: nothing to start
+      done(std::unexpected(cancelled_error("cancelled: the client is being destroyed")), 0);
+      return;
+    }
+    closing = registry->token();
+  }
+  auto call = std::make_shared<Call::Typed<T>>(typename Call::Typed<T>::Private{}, std::move(context),
+                                               std::move(spec), std::move(map), std::move(done), stop, closing);
+  call->begin();
+}
+
+/// @brief The blocking driver: runs a call and returns its result. On a
+/// blocking runtime every step runs on this thread before start_call returns.
+/// A hedged lookup needs two transfers at once: it runs on the asynchronous
+/// runtime and is waited for here (never inside a completion, which must not
+/// wait: no hedge there).
+template <class T>
+[[nodiscard]] Result<T> run_call(CallContext context, CallSpec spec, MapOutcome<T> map, int* attempts = nullptr) {
+  if (spec.hedge && !in_async_completion) {
+    context.runtime.blocking = false;
+    context.registry = context.flight_registry;
+    auto promise = std::make_shared<std::promise<Result<T>>>();
+    auto result = promise->get_future();
+    int made = 0;
+    start_call<T>(
+        std::move(context), std::move(spec), std::move(map),
+        [promise, &made](Result<T>&& r, int n) {
+          made = n;
+          promise->set_value(std::move(r));
+        },
+        StopToken{});
+    auto out = result.get();
+    if (attempts != nullptr) *attempts = made;
+    return out;
+  }
   // Returned as it is (no copy or move on the way out); replaced by the outcome.
   Result<T> out{std::unexpect};
   int made = -1;  // the attempts made; -1: no outcome (two references: no allocation for the completion)
-  CallOf<T>::start(
-      std::move(context), std::move(spec), std::move(build), std::move(map),
+  start_call<T>(
+      std::move(context), std::move(spec), std::move(map),
       [&out, &made](Result<T>&& result, int n) {
         out = std::move(result);
         made = n;

@@ -54,9 +54,7 @@ class CallRegistry {
       const std::lock_guard lock(mutex_);
       closing_ = true;
     }
-#if STUDENTSVC_HAS_STOP_TOKEN
     stop_.request_stop();
-#endif
     if (in_async_completion) return;
     std::unique_lock lock(mutex_);
     idle_.wait(lock, [&] { return in_flight_ == 0; });
@@ -65,20 +63,14 @@ class CallRegistry {
     const std::lock_guard lock(mutex_);
     return in_flight_;
   }
-#if STUDENTSVC_HAS_STOP_TOKEN
   [[nodiscard]] StopToken token() const noexcept { return stop_.get_token(); }
-#else
-  [[nodiscard]] static StopToken token() noexcept { return {}; }
-#endif
 
  private:
   mutable std::mutex mutex_;
   std::condition_variable idle_;
   std::size_t in_flight_ = 0;
   bool closing_ = false;
-#if STUDENTSVC_HAS_STOP_TOKEN
-  std::stop_source stop_;
-#endif
+  StopSource stop_;
 };
 
 }  // namespace studentsvc::detail

@@ -3,7 +3,6 @@
 /// @brief CallStop: one stop for a call or a batch, requested by the caller's
 /// token, by a second token (the client closing), or directly.
 
-#include <atomic>
 #include <optional>
 
 #include <studentsvc/stop_token.hpp>
@@ -16,7 +15,6 @@ namespace studentsvc::detail {
 /// transport gets a token that never stops.
 class CallStop {
  public:
-#if STUDENTSVC_HAS_STOP_TOKEN
   CallStop(const StopToken& caller, const StopToken& other) {
     if (caller.stop_possible()) on_caller_.emplace(caller, Forward{&source_});
     if (other.stop_possible()) on_other_.emplace(other, Forward{&source_});
@@ -29,23 +27,12 @@ class CallStop {
 
  private:
   struct Forward {
-    std::stop_source* source;
+    StopSource* source;
     void operator()() const noexcept { source->request_stop(); }
   };
-  std::stop_source source_;
-  std::optional<std::stop_callback<Forward>> on_caller_;
-  std::optional<std::stop_callback<Forward>> on_other_;
-#else
-  CallStop(const StopToken&, const StopToken&) noexcept {}
-  CallStop(const CallStop&) = delete;
-  CallStop& operator=(const CallStop&) = delete;
-  [[nodiscard]] static StopToken token() noexcept { return {}; }
-  [[nodiscard]] bool stop_requested() const noexcept { return stopped_.load(std::memory_order_relaxed); }
-  void request_stop() noexcept { stopped_.store(true, std::memory_order_relaxed); }
-
- private:
-  std::atomic<bool> stopped_{false};
-#endif
+  StopSource source_;
+  std::optional<StopCallback<Forward>> on_caller_;
+  std::optional<StopCallback<Forward>> on_other_;
 };
 
 }  // namespace studentsvc::detail

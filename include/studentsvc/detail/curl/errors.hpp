@@ -15,6 +15,7 @@
 
 #include <studentsvc/detail/curl/exchange.hpp>
 #include <studentsvc/detail/request/url_userinfo.hpp>
+#include <studentsvc/detail/text/wipe.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 
@@ -170,6 +171,13 @@ namespace studentsvc::detail {
       e.message = "unsupported protocol: " + reason;
       e.retryable = false;
       break;
+    // A URL libcurl cannot use (a host it cannot convert, a bad character):
+    // every attempt would fail the same way, before anything is sent.
+    case CURLE_URL_MALFORMAT:
+    case CURLE_NOT_BUILT_IN:
+      e.message = "the URL cannot be used: " + reason;
+      e.retryable = false;
+      break;
     default: e.message = reason; break;
   }
   if (client_certificate_refused(reason)) {
@@ -192,6 +200,8 @@ namespace studentsvc::detail {
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
   curl_easy_setopt(h, CURLOPT_PREREQDATA, nullptr);
+  wipe_string(ex.header_text);  // the credentials' lines: the request is over
+  ex.header_nodes.clear();
   if (code != CURLE_OK || !ex.headers_complete) {
     ApiError e = code != CURLE_OK
                      ? curl_error(code, ex, h)

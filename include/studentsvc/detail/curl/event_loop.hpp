@@ -27,7 +27,7 @@
 #include <version>
 
 #include <studentsvc/errors.hpp>
-#include <studentsvc/stop_token.hpp>  // STUDENTSVC_HAS_STOP_TOKEN: without it, only cancel(id) cancels
+#include <studentsvc/stop_token.hpp>  // StopToken: without std::stop_token it never stops, only cancel(id) cancels
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -97,6 +97,10 @@ class TransferCompletion {
 /// - The destructor cancels every queued and in-flight transfer, runs their
 ///   completions, then joins the thread. It must not run on the event thread
 ///   (from a completion): that would be a join of itself.
+/// - A completion may destroy the loop's owner (CurlEventLoop's destructor
+///   then runs on the event thread). Completions the same step had already
+///   taken from the queue run after that: what a completion uses must be its
+///   own (shared) or outlive the loop, never the owner's alone.
 /// - libcurl's global init must have happened (curl_easy_init does it), which
 ///   holds for any caller that has an easy handle to submit.
 /// - run_here_or_submit() runs a transfer on the calling thread, on the same
@@ -191,17 +195,15 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
     return enqueue(timer_of(delay, std::move(done)), NoStop{});
   }
 
-#if STUDENTSVC_HAS_STOP_TOKEN
   /// @brief submit(), also cancelled by a stop request on `stop`. A `stop`
   /// already stopped completes it as cancelled without running.
-  TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop) {
+  TransferId submit(CURL* easy, TransferCompletion done, StopToken stop) {
     return enqueue(transfer_of(easy, std::move(done)), stop);
   }
   /// @brief schedule(), also cancelled by a stop request on `stop`.
-  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, std::stop_token stop) {
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, StopToken stop) {
     return enqueue(timer_of(delay, std::move(done)), stop);
   }
-#endif
 
   /// @brief Cancels the transfer `id` if it is queued or in flight (it completes
   /// as cancelled); no effect once it has completed. Thread-safe.
@@ -267,9 +269,7 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
     std::optional<std::chrono::steady_clock::time_point> due;
     TransferCompletion done;
     bool cancel_requested = false;
-#if STUDENTSVC_HAS_STOP_TOKEN
-    std::optional<std::stop_callback<Canceller>> on_stop;
-#endif
+    std::optional<StopCallback<Canceller>> on_stop;
   };
   using TransferPtr = std::unique_ptr<Transfer>;
 
@@ -295,14 +295,12 @@ class CurlEventLoopCore : public std::enable_shared_from_this<CurlEventLoopCore>
   TransferId enqueue(TransferPtr transfer, const Stop& stop) {
     transfer->id = next_id_.fetch_add(1, std::memory_order_relaxed);
     const TransferId id = transfer->id;
-#if STUDENTSVC_HAS_STOP_TOKEN
     // Registered before the transfer is queued (a stop_callback whose token is
     // already stopped runs here, at once); the check under the lock below
     // catches a stop that came before the transfer could be found.
     if constexpr (!std::is_same_v<Stop, NoStop>) {
       if (stop.stop_possible()) transfer->on_stop.emplace(stop, Canceller{this, id});
     }
-#endif
     CURLM* multi = nullptr;
     {
       const std::lock_guard lock(mutex_);
@@ -626,16 +624,14 @@ class CurlEventLoop {
   TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done) {
     return core_->schedule(delay, std::move(done));
   }
-#if STUDENTSVC_HAS_STOP_TOKEN
   /// @brief submit(), also cancelled by a stop request on `stop`.
-  TransferId submit(CURL* easy, TransferCompletion done, std::stop_token stop) {
+  TransferId submit(CURL* easy, TransferCompletion done, StopToken stop) {
     return core_->submit(easy, std::move(done), std::move(stop));
   }
   /// @brief schedule(), also cancelled by a stop request on `stop`.
-  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, std::stop_token stop) {
+  TransferId schedule(std::chrono::milliseconds delay, TransferCompletion done, StopToken stop) {
     return core_->schedule(delay, std::move(done), std::move(stop));
   }
-#endif
   /// @copydoc CurlEventLoopCore::run_here_or_submit
   void run_here_or_submit(CURL* easy, TransferCompletion done) { core_->run_here_or_submit(easy, std::move(done)); }
   /// @brief Cancels the transfer or timer `id` (no effect once it completed).

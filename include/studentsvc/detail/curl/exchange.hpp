@@ -18,6 +18,7 @@
 
 #include <studentsvc/detail/curl/handles.hpp>
 #include <studentsvc/detail/curl/sockets.hpp>
+#include <studentsvc/detail/text/wipe.hpp>
 #include <studentsvc/http.hpp>
 
 namespace studentsvc::detail {
@@ -59,8 +60,15 @@ struct CurlExchange {
   int port_in_use = 0;
   /// The request's header list (CURLOPT_HTTPHEADER): nodes pointing into `header_text`.
   std::vector<curl_slist> header_nodes;
+  /// The header lines, credentials included: wiped once the transfer is
+  /// over (curl_transfer_result), before it is reused, and on destruction.
   std::string header_text;
   std::array<char, CURL_ERROR_SIZE> error{};
+
+  CurlExchange() = default;
+  CurlExchange(const CurlExchange&) = delete;
+  CurlExchange& operator=(const CurlExchange&) = delete;
+  ~CurlExchange() { wipe_string(header_text); }
 };
 
 /// CURLOPT_WRITEFUNCTION: appends body bytes up to the body cap.

@@ -18,6 +18,7 @@
 #include <studentsvc/detail/curl/exchange.hpp>
 #include <studentsvc/detail/curl/handle_pool.hpp>
 #include <studentsvc/detail/curl/sockets.hpp>
+#include <studentsvc/detail/request/header_validation.hpp>
 #include <studentsvc/errors.hpp>
 #include <studentsvc/http.hpp>
 
@@ -46,9 +47,20 @@ void set_if_changed(CURL* h, CURLoption option, T& last, T value) {
   // up front so the nodes can point into it, and its nodes in one array
   // (libcurl only reads the list), instead of two allocations a line.
   std::size_t bytes = request.body.empty() ? 0 : sizeof("Expect:");
-  for (const auto& [name, value] : request.headers) bytes += name.size() + value.size() + 3;  // ": " and NUL
+  for (const auto& [name, value] : request.headers) {
+    // libcurl drops a header whose value is only spaces and tabs and HTTP
+    // strips them around a value: what arrived would not be what was asked
+    // for. (An empty value is sent as the empty-value form, `name;`, below.)
+    if (!value.empty() && (is_header_blank(value.front()) || is_header_blank(value.back()))) {
+      return make_error(ErrorKind::invalid_argument,
+                        "header '" + name +
+                            "' value is blank or starts or ends with a space or tab, which libcurl would drop or "
+                            "strip; nothing was sent");
+    }
+    bytes += name.size() + value.size() + 3;  // ": " and NUL
+  }
   try {
-    ex.header_text.clear();
+    wipe_string(ex.header_text);  // an earlier request's lines (a resend rebuilds them)
     ex.header_text.reserve(bytes);
     ex.header_nodes.clear();
     ex.header_nodes.reserve(request.headers.size() + 1);

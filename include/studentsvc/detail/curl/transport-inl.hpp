@@ -35,6 +35,9 @@
 namespace studentsvc {
 namespace detail {
 
+/// What a CurlTransport's transfers run on. Shared by the transport and by
+/// every completion it queued: a completion the loop runs after the transport
+/// went (in the same step as the one that destroyed it) still has the pool.
 struct CurlTransportState {
   explicit CurlTransportState(CurlTransportOptions o)
       : options(std::move(o)),
@@ -46,8 +49,7 @@ struct CurlTransportState {
   CurlSocketRegistry sockets;
   CurlHandlePool handles;
   /// The connections the event loop's transfers are on (touched only by the
-  /// thread driving its multi handle; the loop, declared after it, runs every
-  /// completion before this goes).
+  /// thread driving its multi handle, and by completions, which hold this state).
   ConnectionsInUse async_connections;
 
   /// True on the event thread (inside a completion), where nothing may wait for it.
@@ -56,16 +58,33 @@ struct CurlTransportState {
     return loop && loop->on_event_thread();
   }
 
-  /// The event thread of every transfer and timer, made on first use. Declared
-  /// last, so destroyed first: its destructor cancels what is in flight and
-  /// runs the completions, which hand their easy handles back to `handles`.
-  [[nodiscard]] CurlEventLoop& event_loop() {
+  /// The event thread of every transfer and timer, made on first use; null
+  /// once close() ran: the transport is gone and nothing more is sent.
+  [[nodiscard]] CurlEventLoop* event_loop() {
     const std::lock_guard lock(loop_mutex);
+    if (closed) return nullptr;
     if (!loop) loop = std::make_unique<CurlEventLoop>(static_cast<std::size_t>(std::max(options.max_connections, 1L)));
-    return *loop;
+    return loop.get();
   }
+
+  /// The transport's destructor: the loop cancels what is queued or in flight
+  /// and runs those completions (which hand their handles back to `handles`),
+  /// then joins its thread; on the event thread itself it lets the thread end.
+  /// Completions already taken out of the loop's queue in the step that
+  /// destroyed the transport run after this, on the state they hold.
+  void close() {
+    std::unique_ptr<CurlEventLoop> ending;
+    {
+      const std::lock_guard lock(loop_mutex);
+      closed = true;
+      ending = std::move(loop);
+    }
+    ending.reset();  // outside the lock: its completions may ask for the loop
+  }
+
   std::mutex loop_mutex;
   std::unique_ptr<CurlEventLoop> loop;
+  bool closed = false;
 };
 
 /// One transfer: the request (the handle points into its URL and body), the
@@ -84,8 +103,9 @@ struct CurlAsyncTransfer {
 /// The loop's completion of a CurlAsyncTransfer: maps the outcome, gives the
 /// handle back and calls the caller's completion, on the event thread. A
 /// connection found stale before anything was sent is left for a new one, once.
+/// It holds the transport's state: the transport may go before it runs.
 struct CurlAsyncCompletion {
-  CurlTransportState* state;
+  std::shared_ptr<CurlTransportState> state;
   std::unique_ptr<CurlAsyncTransfer> transfer;
 
   void operator()(TransferOutcome outcome) {
@@ -99,8 +119,7 @@ struct CurlAsyncCompletion {
                                                      "or may not have been processed"
                                                    : "cancelled (stop requested) before the request was sent"));
     } else if (send_again_on_fresh_connection(h, outcome.code, transfer->exchange)) {
-      CurlTransportState* s = state;
-      submit(*s, std::move(transfer));
+      submit(state, std::move(transfer));
       return;
     } else {
       result = curl_transfer_result(h, outcome.code, transfer->exchange);
@@ -144,28 +163,42 @@ struct CurlAsyncCompletion {
   }
 
   /// A blocking send's transfer: on the calling thread while the loop is idle.
-  static void run_here_or_submit(CurlTransportState& state, std::unique_ptr<CurlAsyncTransfer> transfer) {
+  static void run_here_or_submit(const std::shared_ptr<CurlTransportState>& state,
+                                 std::unique_ptr<CurlAsyncTransfer> transfer) {
     CURL* h = transfer->handle.get();
-    state.event_loop().run_here_or_submit(h, CurlAsyncCompletion{&state, std::move(transfer)});
+    CurlAsyncCompletion completion{state, std::move(transfer)};
+    if (CurlEventLoop* loop = state->event_loop()) {
+      loop->run_here_or_submit(h, std::move(completion));
+    } else {
+      completion(gone);
+    }
   }
 
-  static void submit(CurlTransportState& state, std::unique_ptr<CurlAsyncTransfer> transfer) {
+  static void submit(const std::shared_ptr<CurlTransportState>& state, std::unique_ptr<CurlAsyncTransfer> transfer) {
     CURL* h = transfer->handle.get();
-#if STUDENTSVC_HAS_STOP_TOKEN
     const StopToken stop = transfer->stop;
-    state.event_loop().submit(h, CurlAsyncCompletion{&state, std::move(transfer)}, stop);
-#else
-    state.event_loop().submit(h, CurlAsyncCompletion{&state, std::move(transfer)});
-#endif
+    CurlAsyncCompletion completion{state, std::move(transfer)};
+    CurlEventLoop* loop = state->event_loop();
+    if (loop == nullptr) {
+      completion(gone);
+      return;
+    }
+    loop->submit(h, std::move(completion), stop);
   }
+
+  /// The outcome of a transfer submitted once the transport has gone (only
+  /// a completion running after it can submit): cancelled, never sent.
+  static constexpr TransferOutcome gone{CURLE_ABORTED_BY_CALLBACK, true};
 };
 
 }  // namespace detail
 
 STUDENTSVC_INLINE CurlTransport::CurlTransport(CurlTransportOptions options)
-    : state_(std::make_unique<detail::CurlTransportState>(std::move(options))) {}
+    : state_(std::make_shared<detail::CurlTransportState>(std::move(options))) {}
 
-STUDENTSVC_INLINE CurlTransport::~CurlTransport() = default;
+// The loop and the state hold each other through the queued completions: the
+// loop ends here, and the state goes with the last completion still holding it.
+STUDENTSVC_INLINE CurlTransport::~CurlTransport() { state_->close(); }
 
 STUDENTSVC_INLINE const CurlTransportOptions& CurlTransport::options() const noexcept { return state_->options; }
 
@@ -200,7 +233,7 @@ STUDENTSVC_INLINE Result<HttpResponse> CurlTransport::send(const HttpRequest& re
     waiter->outcome = std::move(r);
     waiter->ready.notify_one();  // under the lock: the waiter lives on the waiting caller's stack
   }, StopToken{});
-  if (transfer) detail::CurlAsyncCompletion::run_here_or_submit(*state_, std::move(transfer));
+  if (transfer) detail::CurlAsyncCompletion::run_here_or_submit(state_, std::move(transfer));
   std::unique_lock lock(w.mutex);
   w.ready.wait(lock, [&] { return w.outcome.has_value(); });
   return std::move(*w.outcome);
@@ -259,18 +292,18 @@ STUDENTSVC_INLINE void CurlTransport::send_async(HttpRequest request, SendComple
   }
   auto transfer = detail::CurlAsyncCompletion::prepare(*state_, std::move(request), nullptr, std::move(done),
                                                        std::move(stop));
-  if (transfer) detail::CurlAsyncCompletion::submit(*state_, std::move(transfer));
+  if (transfer) detail::CurlAsyncCompletion::submit(state_, std::move(transfer));
 }
 
 STUDENTSVC_INLINE void CurlTransport::run_after(std::chrono::milliseconds delay, std::function<void(bool)> fn,
                                                 StopToken stop) {
+  detail::CurlEventLoop* loop = state_->event_loop();
+  if (loop == nullptr) {  // only a completion running after the transport went gets here
+    fn(false);
+    return;
+  }
   detail::TransferCompletion done([fn = std::move(fn)](detail::TransferOutcome outcome) { fn(!outcome.cancelled); });
-#if STUDENTSVC_HAS_STOP_TOKEN
-  state_->event_loop().schedule(delay, std::move(done), std::move(stop));
-#else
-  (void)stop;
-  state_->event_loop().schedule(delay, std::move(done));
-#endif
+  loop->schedule(delay, std::move(done), std::move(stop));
 }
 
 }  // namespace studentsvc

@@ -192,10 +192,7 @@ class StudentSaxDecoder {
 }
 
 /// A student body as a StudentExtended: every field, or only the basic ones
-/// (the `/current` answer) when not `extended`. Decoded into a plain object,
-/// then moved once: decoding through the value of a std::expected can
-/// overwrite its has_value flag under libc++ 16 (the flag sits in the value's
-/// tail padding).
+/// (the `/current` answer) when not `extended`.
 [[nodiscard]] inline Result<StudentExtended> decode_student_record(std::string_view body, bool extended) {
   StudentExtended s;
   if (auto r = sax_decode_student(body, s, extended ? &s : nullptr); !r) return std::unexpected(std::move(r.error()));

@@ -109,6 +109,11 @@ STUDENTSVC_INLINE Result<ClientOptions> ClientOptions::from_env(
       !tls) {
     return std::unexpected(std::move(tls.error()));
   }
+  if (auto v = get("STUDENTSVC_PERM_SYNTAX")) {
+    const auto syntax = parse_perm_syntax(*v);
+    if (!syntax) return invalid("STUDENTSVC_PERM_SYNTAX", "expected digits or alphanumeric");
+    o.perm_syntax = *syntax;
+  }
   if (auto v = get("STUDENTSVC_LOG")) {
     const auto level = parse_log_level(*v);
     if (!level) return invalid("STUDENTSVC_LOG", "expected trace, debug, info, warning, error or off");

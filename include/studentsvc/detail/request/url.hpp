@@ -4,6 +4,7 @@
 /// percent-encoding.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,6 +57,34 @@ struct BaseUrl {
   return host == "localhost" || host == "::1" || is_ipv4_loopback(host);
 }
 
+/// Why libcurl could not use `host` (of a base URL, without brackets or port),
+/// or nothing. A byte outside ASCII is an internationalised (IDN) name, which
+/// libcurl converts only through libidn2 and the process's locale (in the C
+/// locale it fails as a "malformed URL" on every request, and a certificate is
+/// issued for the ASCII form anyway): it must be given as its `xn--` form.
+/// Other characters libcurl refuses in a host name are refused here too.
+[[nodiscard]] inline std::optional<std::string> unusable_host_reason(std::string_view host, bool bracketed) {
+  for (const char c : host) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      return std::string("host is not ASCII: give an internationalised (IDN) host name in its ASCII "
+                         "(punycode, xn--) form: https://bücher.example is https://xn--bcher-kva.example");
+    }
+  }
+  if (bracketed) {
+    // An IPv6 literal: hex digits, ':' and '.' (an embedded IPv4), and a zone id after "%25".
+    const std::string_view address = host.substr(0, host.find('%'));
+    if (address.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos) {
+      return std::string("has an invalid IPv6 address");
+    }
+    return std::nullopt;
+  }
+  // What libcurl's URL parser refuses in a host name (its hostname_check).
+  if (const std::size_t bad = host.find_first_of("!{}[]\\$'\"^`*<>=;,+&()%"); bad != std::string_view::npos) {
+    return "host contains '" + std::string(1, host[bad]) + "', which a host name cannot hold";
+  }
+  return std::nullopt;
+}
+
 /// Accepts `https://host[:port][/prefix]`, or `http://` to a loopback host
 /// when `allow_http_loopback` is set. Trailing slashes are dropped.
 [[nodiscard]] inline Result<BaseUrl> parse_base_url(std::string_view url, bool allow_http_loopback) {
@@ -91,6 +120,7 @@ struct BaseUrl {
     host = host.substr(0, colon);
   }
   if (host.empty()) return fail("has no host");
+  if (auto why = unusable_host_reason(host, out.authority.front() == '[')) return fail(std::move(*why));
   if (out.authority.back() == ':' || (!port.empty() && (port.size() > 5 || port.find_first_not_of("0123456789") !=
                                                                                     std::string_view::npos))) {
     return fail("has an invalid port");

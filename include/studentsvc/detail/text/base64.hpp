@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <studentsvc/detail/text/wipe.hpp>
+
 namespace studentsvc::detail {
 
 /// Appends the encoding of `bytes` to `out`, as they are: a non-ASCII password
@@ -62,7 +64,10 @@ inline void append_base64(std::string& out, std::string_view bytes) {
     unsigned v = 0;
     for (std::size_t k = 0; k < 4; ++k) {
       const int d = k >= 4 - pad ? 0 : value(text[i + k]);
-      if (d < 0) return std::nullopt;
+      if (d < 0) {
+        wipe_string(out);  // what was decoded may be a credential's start
+        return std::nullopt;
+      }
       v = (v << 6U) | static_cast<unsigned>(d);
     }
     out += static_cast<char>((v >> 16U) & 0xFFU);

@@ -16,7 +16,7 @@
 namespace studentsvc_cli {
 
 struct Args {
-  std::string command;  ///< A command of the table (commands.hpp), or "help"; empty when none.
+  std::string command;  ///< A command of the table (commands.cpp), or "help"; empty when none.
   std::vector<std::string> positionals;
   std::optional<std::string> first_error;  ///< The first usage error; reported unless --help/--version.
 
@@ -35,29 +35,31 @@ struct Args {
   std::optional<Format> format;
 
   std::optional<std::string> jwt;  ///< get, current, doctor
-  // conversation (cmd/conversation.hpp)
+  // conversation (cmd/conversation/)
   std::optional<std::string> method;
   std::optional<std::string> data;
   std::optional<std::string> content_type;
   std::vector<std::pair<std::string, std::string>> query;
   bool idempotent = false;
-  // get (cmd/get/get.hpp)
+  // get (cmd/get/)
   std::optional<std::string> from;
   std::optional<std::string> column;
   std::size_t concurrency = 16;
   bool fail_fast = false;
   bool quiet = false;
   std::optional<std::string> failed_to;  ///< --failed-to FILE: the perms worth retrying
-  // mock (cmd/mock.hpp)
+  bool csv_raw = false;                  ///< --csv-raw: csv cells as they came, formulas included
+  // mock (cmd/mock/)
   std::optional<std::string> tls_cert;
   std::optional<std::string> tls_key;
   std::optional<std::string> students_file;
   std::chrono::milliseconds latency{0};
-  int port = 0;  ///< mock --port; 0: a free port
-  // doctor (cmd/doctor/doctor.hpp)
-  bool json = false;        ///< doctor --json
+  std::size_t mock_threads = 0;  ///< mock --threads; 0: the mock's default
+  int port = 0;                  ///< mock --port; 0: a free port
+  // doctor (cmd/doctor/)
+  bool json = false;                ///< doctor --json
   std::optional<std::string> perm;  ///< doctor --perm P
-  bool show_perms = false;  ///< doctor --show-perms
+  bool show_perms = false;          ///< doctor --show-perms
 };
 
 }  // namespace studentsvc_cli

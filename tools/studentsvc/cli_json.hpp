@@ -12,8 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <studentsvc/json.hpp>
-
 namespace studentsvc_cli {
 
 /// Deepest nesting the tool pretty-prints (the service's answers nest 3 deep).
@@ -22,19 +20,12 @@ inline constexpr std::size_t max_pretty_depth = 64;
 inline constexpr std::size_t max_pretty_bytes = std::size_t{1} << 20U;
 
 /// Pretty JSON with 2-space indent; invalid UTF-8 from a server is replaced rather than thrown on.
-[[nodiscard]] inline std::string dump_json(const nlohmann::ordered_json& j) {
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
+[[nodiscard]] std::string dump_json(const nlohmann::ordered_json& j);
 
 /// `body` pretty-printed (the server's key order kept) when it is JSON within
 /// the bounds; std::nullopt when it is not JSON, too deep or too large: print it raw.
-[[nodiscard]] inline std::optional<std::string> bounded_pretty_json(std::string_view body,
-                                                                    std::size_t max_depth = max_pretty_depth,
-                                                                    std::size_t max_bytes = max_pretty_bytes) {
-  if (body.size() > max_bytes || studentsvc::json_nests_deeper_than(body, max_depth)) return std::nullopt;
-  const auto parsed = nlohmann::ordered_json::parse(body.begin(), body.end(), nullptr, false);
-  if (parsed.is_discarded()) return std::nullopt;
-  return dump_json(parsed);
-}
+[[nodiscard]] std::optional<std::string> bounded_pretty_json(std::string_view body,
+                                                             std::size_t max_depth = max_pretty_depth,
+                                                             std::size_t max_bytes = max_pretty_bytes);
 
 }  // namespace studentsvc_cli

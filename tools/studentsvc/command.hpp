@@ -1,38 +1,42 @@
 #pragma once
 // One command of the tool, as the GitHub CLI has one per pkg/cmd/<command>/:
-// its name, help, options, misuse rules and run function, in its own file
-// under cmd/, collected in one table (commands.hpp) that main() walks.
+// its name, help, options, misuse rules and run function, in its own folder
+// under cmd/, collected in one table (commands.cpp) that run_cli() walks. A
+// command writes only to the streams of its Session (io_streams.hpp).
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include <studentsvc/studentsvc.hpp>
 
 #include "args.hpp"
+#include "io_streams.hpp"
 
 namespace studentsvc_cli {
 
 class ConfigSources;
+struct GetInput;
 
-/// What main() sets up before a command runs.
+/// What run_cli() sets up before a command runs.
 enum class Needs {
   nothing,        ///< only the arguments (version, mock)
   configuration,  ///< the settings and where each came from (config, doctor)
   client,         ///< a Client built from them (get, current, conversation)
 };
 
-/// What a command runs with; main() fills what the command's Needs asks for.
+/// What a command runs with; run_cli() fills what the command's Needs asks for.
 struct Session {
-  explicit Session(const Args& a) : args(a) {}
+  Session(const Args& a, IoStreams streams) : args(a), io(streams) {}
   const Args& args;
-  std::vector<std::string> inputs;               ///< what prepare() read (get: the perms)
-  const ConfigSources* sources = nullptr;        ///< Needs::configuration and Needs::client
-  const studentsvc::Client* client = nullptr;    ///< Needs::client
-  std::optional<std::string> demo_jwt;           ///< --mock: the mock's demo user JWT
+  IoStreams io;                                ///< where the command writes
+  std::shared_ptr<GetInput> get_input;         ///< what get's prepare() opened: the perms
+  const ConfigSources* sources = nullptr;      ///< Needs::configuration and Needs::client
+  const studentsvc::Client* client = nullptr;  ///< Needs::client
+  std::optional<std::string> demo_jwt;         ///< --mock: the mock's demo user JWT
 };
 
 struct Command {
@@ -52,11 +56,6 @@ struct Command {
 };
 
 /// The misuse rule every command but `get` shares.
-[[nodiscard]] inline std::optional<std::string> batch_format_misuse(const Args& a) {
-  if (a.format && (*a.format == Format::csv || *a.format == Format::ndjson)) {
-    return "--format csv and ndjson apply to 'get' only";
-  }
-  return std::nullopt;
-}
+[[nodiscard]] std::optional<std::string> batch_format_misuse(const Args& a);
 
 }  // namespace studentsvc_cli

@@ -1,7 +1,7 @@
 #pragma once
 // The tool's exit statuses and its one-line messages on stderr (tool code, not SDK API).
 
-#include <iostream>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -32,28 +32,24 @@ inline constexpr int exit_some_failed = 10;
   return exit_internal;
 }
 
-/// Replaces control characters, so text from the server or the SDK stays on one line
-/// and cannot drive the terminal.
-[[nodiscard]] inline std::string printable(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b < 0x20 || b == 0x7f) c = ' ';
-  }
-  return out;
-}
+/// Text made safe to show on a terminal, on one line: escape sequences (ESC,
+/// as ECMA-48 delimits them), C1 controls (U+0080 to U+009F), DEL and the
+/// bidirectional overrides (U+202A to U+202E, U+2066 to U+2069) are removed;
+/// other C0 controls (line breaks, tabs) become a space, and a byte that is
+/// not UTF-8 becomes `?`. Text from the server or the SDK cannot drive the
+/// terminal or reorder the line that way.
+[[nodiscard]] std::string printable(std::string_view text);
 
-inline void error_line(std::string_view text) { std::cerr << "studentsvc: " << printable(text) << '\n'; }
+/// printable() for each line of a multi-line text (a body in the table output): the line breaks kept.
+[[nodiscard]] std::string printable_lines(std::string_view text);
 
-/// Usage error: one line on stderr, pointing at the help.
-[[nodiscard]] inline int usage_error(std::string_view text) {
-  std::cerr << "studentsvc: " << printable(text) << " (see 'studentsvc --help')\n";
-  return exit_usage;
-}
+/// `studentsvc: TEXT` on `err`, made printable.
+void error_line(std::ostream& err, std::string_view text);
 
-[[nodiscard]] inline int report(std::string_view command, const studentsvc::ApiError& error) {
-  error_line(std::string(command) + ": " + studentsvc::to_string(error));
-  return exit_status(error.kind);
-}
+/// Usage error: one line on `err`, pointing at the help; returns exit_usage.
+[[nodiscard]] int usage_error(std::ostream& err, std::string_view text);
+
+/// `studentsvc: COMMAND: ERROR` on `err`; returns the error's exit status.
+[[nodiscard]] int report(std::ostream& err, std::string_view command, const studentsvc::ApiError& error);
 
 }  // namespace studentsvc_cli

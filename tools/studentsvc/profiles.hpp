@@ -1,23 +1,17 @@
 #pragma once
 // Named profiles in a JSON config file: base URL, CA bundle, API version and
 // account, with secrets given as files (`api_key_file`, ...) that must not be
-// readable by other users (as ssh insists for its keys). Precedence is
+// readable by other users (as ssh insists for its keys); the config file and
+// every file it names must not be writable by them either (as ssh insists for
+// its config). Precedence is
 // flag > environment > profile > default (ConfigSources).
 
-#include <sys/stat.h>
-
-#include <cstdlib>
 #include <expected>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace studentsvc_cli {
 
@@ -29,93 +23,25 @@ struct Profile {
 };
 
 /// The default config file: $XDG_CONFIG_HOME/studentsvc/config.json, else ~/.config/studentsvc/config.json.
-[[nodiscard]] inline std::optional<std::string> default_config_file(
-    const std::function<std::optional<std::string>(std::string_view)>& env) {
-  if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty()) return *xdg + "/studentsvc/config.json";
-  if (auto home = env("HOME"); home && !home->empty()) return *home + "/.config/studentsvc/config.json";
-  return std::nullopt;
-}
+[[nodiscard]] std::optional<std::string> default_config_file(
+    const std::function<std::optional<std::string>(std::string_view)>& env);
 
-/// A secret file's content (one trailing line break dropped); refused when
-/// group or others may read or write it.
-[[nodiscard]] inline std::expected<std::string, std::string> read_secret_file(const std::string& key,
-                                                                              const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::unexpected(key + " " + path + ": cannot read the file");
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    return std::unexpected(key + " " + path + " is accessible by other users: chmod 600 " + path);
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(key + " " + path + ": cannot read the file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  std::string value = std::move(buffer).str();
-  if (value.ends_with('\n')) value.pop_back();
-  if (value.ends_with('\r')) value.pop_back();
-  if (value.empty()) return std::unexpected(key + " " + path + " is empty");
-  return value;
-}
+/// Why the file at `path` (`what`: "config file", "api_key_file", ...) must
+/// not be trusted, as ssh refuses its config: group or others can write it or
+/// its folder, or another user (root aside) owns either. nullopt when safe (or
+/// missing: its reader says so). Anyone who can rewrite the config can point
+/// base_url at their own listener and receive the API key.
+[[nodiscard]] std::optional<std::string> writable_by_others(const std::string& what, const std::string& path);
+
+/// A secret file's content (every trailing line break dropped); refused when
+/// group or others may read or write it, or it is not a regular file (a FIFO
+/// is never waited on). The reading is the SDK's (FileCredentialProvider's).
+[[nodiscard]] std::expected<std::string, std::string> read_secret_file(const std::string& key, const std::string& path);
 
 /// Profile `name` of the config file `path` (JSON: {"profiles": {NAME: {...}}}).
-/// Keys: base_url, ca_bundle, api_version, network_id, allow_insecure_loopback
+/// Keys: base_url, ca_bundle, api_version, perm_syntax, network_id, allow_insecure_loopback
 /// (true/false), api_key_file, svc_api_key_file, password_file (relative paths
 /// are relative to the config file). The error says what is wrong in one line.
-[[nodiscard]] inline std::expected<Profile, std::string> load_profile(const std::string& path, const std::string& name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected("profile '" + name + "': cannot open the config file " + path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const auto text = std::move(buffer).str();
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::unexpected(path + ": not a JSON object");
-  const auto profiles = j.find("profiles");
-  if (profiles == j.end() || !profiles->is_object()) return std::unexpected(path + ": no \"profiles\" object");
-  const auto it = profiles->find(name);
-  if (it == profiles->end() || !it->is_object()) return std::unexpected(path + ": no profile '" + name + "'");
-
-  static const std::map<std::string, std::string, std::less<>> plain = {
-      {"base_url", "STUDENTSVC_BASE_URL"},
-      {"ca_bundle", "STUDENTSVC_CA_BUNDLE"},
-      {"api_version", "STUDENTSVC_API_VERSION"},
-      {"network_id", "STUDENTSVC_NETWORK_ID"},
-      {"ca_pem", "STUDENTSVC_CA_PEM"},
-      {"client_cert", "STUDENTSVC_CLIENT_CERT"},
-      {"client_key", "STUDENTSVC_CLIENT_KEY"},
-      {"pinned_public_key", "STUDENTSVC_PINNED_PUBLIC_KEY"},
-  };
-  static const std::map<std::string, std::string, std::less<>> secret_files = {
-      {"api_key_file", "STUDENTSVC_API_KEY"},
-      {"svc_api_key_file", "STUDENTSVC_SVC_API_KEY"},
-      {"password_file", "STUDENTSVC_PASSWORD"},
-      {"client_key_password_file", "STUDENTSVC_CLIENT_KEY_PASSWORD"},
-  };
-  const auto dir = std::filesystem::path(path).parent_path();
-  auto resolve = [&](const std::string& file) {
-    const std::filesystem::path p(file);
-    return (p.is_absolute() || dir.empty() ? p : dir / p).string();
-  };
-  Profile profile{name, path, {}};
-  const std::string where = path + ": profile '" + name + "': ";
-  for (const auto& [key, value] : it->items()) {
-    if (const auto p = plain.find(key); p != plain.end()) {
-      if (!value.is_string()) return std::unexpected(where + key + " must be a string");
-      const bool file = key == "ca_bundle" || key == "client_cert" || key == "client_key";
-      profile.values[p->second] = file ? resolve(value.get<std::string>()) : value.get<std::string>();
-    } else if (const auto s = secret_files.find(key); s != secret_files.end()) {
-      if (!value.is_string()) return std::unexpected(where + key + " must be a file path");
-      auto secret = read_secret_file(key, resolve(value.get<std::string>()));
-      if (!secret) return std::unexpected(where + secret.error());
-      profile.values[s->second] = std::move(*secret);
-    } else if (key == "allow_insecure_loopback") {
-      if (!value.is_boolean()) return std::unexpected(where + key + " must be true or false");
-      profile.values["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = value.get<bool>() ? "1" : "0";
-    } else if (key == "api_key" || key == "svc_api_key" || key == "password" || key == "client_key_password") {
-      return std::unexpected(where + key + ": secrets go in files (" + key + "_file), not in the config");
-    } else {
-      return std::unexpected(where + "unknown key \"" + key + "\"");
-    }
-  }
-  return profile;
-}
+[[nodiscard]] std::expected<Profile, std::string> load_profile(const std::string& path, const std::string& name);
 
 }  // namespace studentsvc_cli

@@ -3,98 +3,84 @@
 // batch, results handed on in input order as they come, so output streams and
 // memory stays flat.
 
-#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <functional>
-#include <map>
 #include <span>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 #include <studentsvc/studentsvc.hpp>
 
 namespace studentsvc_cli {
 
+class PermInput;
+
 /// A 404 that is not the service's (the SDK's "endpoint not found" hint): the
 /// base URL or its path prefix is wrong, so every lookup would get it.
-[[nodiscard]] inline bool is_wrong_address(const studentsvc::ApiError& e) {
-  return e.kind == studentsvc::ErrorKind::http_status && e.status == 404 &&
-         e.message.starts_with("endpoint not found");
-}
-
-/// An error that every further lookup of the batch would repeat: the API key or
-/// Basic credential refused (401), or a transport failure that retrying cannot
-/// cure (TLS or certificate, a host that does not resolve), or a wrong address.
-[[nodiscard]] inline bool repeats_for_every_lookup(const studentsvc::ApiError& e) {
-  using studentsvc::ErrorKind;
-  return e.kind == ErrorKind::unauthorized || (e.kind == ErrorKind::transport && !e.retryable) ||
-         is_wrong_address(e);
-}
+[[nodiscard]] bool is_wrong_address(const studentsvc::ApiError& e);
 
 /// Called with each input's position, perm and result, in input order; return false to stop sending.
 using ResultSink = std::function<bool(std::size_t index, const std::string& perm,
                                       const studentsvc::Result<studentsvc::StudentExtended>&)>;
 /// Called with each result as it arrives (completion order); return false to stop sending.
 using ArrivalCheck = std::function<bool(const studentsvc::Result<studentsvc::StudentExtended>&)>;
+/// Called, in any order, with each input that did not go to the sink because
+/// the batch had stopped: a perm not sent, cancelled in flight, or answered
+/// after the stop.
+using UnwrittenSink = std::function<void(std::size_t index, const std::string& perm,
+                                         const studentsvc::Result<studentsvc::StudentExtended>&)>;
 
-/// Looks up `perms` through Client::for_each_student (the library's streamed
-/// batch: at most `options.max_concurrency` in flight) and hands each result
-/// to `sink` in input order, as soon as it and every earlier one are in; only
-/// results that came back ahead of a slower earlier lookup wait. Returns how
-/// many results went to `sink`: fewer when it said stop, which also cancels
-/// the lookups in flight and sends no more.
+/// Who stops a batch: the sink, the arrival check, or a signal (stop_from_anywhere).
+class BatchStop {
+ public:
+  /// Thread-safe: the signal watcher calls it.
+  void request() noexcept {
+    requested_.store(true);
+#if STUDENTSVC_HAS_STOP_TOKEN
+    source_.request_stop();
+#endif
+  }
+  [[nodiscard]] bool requested() const noexcept { return requested_.load(); }
+  [[nodiscard]] studentsvc::StopToken token() const noexcept {
+#if STUDENTSVC_HAS_STOP_TOKEN
+    return source_.get_token();
+#else
+    return {};
+#endif
+  }
+
+ private:
+  std::atomic<bool> requested_{false};
+#if STUDENTSVC_HAS_STOP_TOKEN
+  std::stop_source source_;
+#endif
+};
+
+/// Looks up `perms` (any input range of strings, read lazily) through
+/// Client::for_each_student (the library's streamed batch: at most
+/// `options.max_concurrency` in flight) and hands each result to `sink` in
+/// input order, as soon as it and every earlier one are in; only results that
+/// came back ahead of a slower earlier lookup wait. Returns how many results
+/// went to `sink`.
 ///
-/// `on_arrival`, when set, sees each result the moment it arrives, so a
-/// decision over "the first N answers" does not wait for a slow earlier
-/// lookup while more are sent. When it says stop, the answers already in are
-/// still handed to `sink` (in input order, with gaps where a lookup was
-/// cancelled), so none is lost.
-inline std::size_t look_up_in_order(const studentsvc::Client& client, std::span<const std::string> perms,
-                                    studentsvc::StreamOptions options, const ResultSink& sink,
-                                    const ArrivalCheck& on_arrival = {}) {
-  std::map<std::size_t, studentsvc::Result<studentsvc::StudentExtended>> ahead;  // in, but not yet in order
-  std::size_t next = 0;
-  std::size_t delivered = 0;
-  bool stopped = false;
-#if STUDENTSVC_HAS_STOP_TOKEN
-  std::stop_source stop;
-  options.stop = stop.get_token();
-#endif
-  const auto stop_sending = [&] {
-    stopped = true;
-#if STUDENTSVC_HAS_STOP_TOKEN
-    stop.request_stop();
-#endif
-  };
-  client.for_each_student(
-      perms,
-      [&](std::size_t index, std::string_view, studentsvc::Result<studentsvc::StudentExtended> result) {
-        if (stopped) return;
-        const bool go_on = !on_arrival || on_arrival(result);
-        ahead.emplace(index, std::move(result));
-        if (!go_on) {
-          stop_sending();
-          for (const auto& [i, r] : ahead) {  // every answer in is handed on, in input order
-            ++delivered;
-            (void)sink(i, perms[i], r);
-          }
-          ahead.clear();
-          return;
-        }
-        while (!ahead.empty() && ahead.begin()->first == next) {
-          const auto node = ahead.extract(ahead.begin());
-          ++next;
-          ++delivered;
-          if (!sink(node.key(), perms[node.key()], node.mapped())) {
-            stop_sending();
-            return;
-          }
-        }
-      },
-      options);
-  return delivered;
-}
+/// A stop (the sink says so, `on_arrival` does, or `stop` is requested from
+/// outside) cancels the lookups in flight and sends no more; every input that
+/// did not go to `sink` then goes to `unwritten`, so none is lost. When
+/// `on_arrival` says stop, the answers already in still go to `sink` first (in
+/// input order, with gaps where a lookup was still in flight).
+template <class Perms>
+std::size_t look_up_in_order(const studentsvc::Client& client, Perms&& perms, studentsvc::StreamOptions options,
+                             BatchStop& stop, const ResultSink& sink, const ArrivalCheck& on_arrival = {},
+                             const UnwrittenSink& unwritten = {});
+
+// Defined in roster.cpp for the two inputs `get` has: its arguments and --from.
+extern template std::size_t look_up_in_order<std::span<const std::string>>(const studentsvc::Client&,
+                                                                           std::span<const std::string>&&,
+                                                                           studentsvc::StreamOptions, BatchStop&,
+                                                                           const ResultSink&, const ArrivalCheck&,
+                                                                           const UnwrittenSink&);
+extern template std::size_t look_up_in_order<PermInput&>(const studentsvc::Client&, PermInput&,
+                                                         studentsvc::StreamOptions, BatchStop&, const ResultSink&,
+                                                         const ArrivalCheck&, const UnwrittenSink&);
 
 }  // namespace studentsvc_cli

@@ -1,6 +1,7 @@
-#pragma once
 // `studentsvc mock`: the bundled MockServer as a process, until SIGINT or SIGTERM,
 // with fixture students and tokens from a JSON file in the interface's own keys.
+
+#include "cmd/mock/mock.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,36 +10,32 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <expected>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/json.hpp>
+#include <studentsvc/student_fields.hpp>
 #include <studentsvc/studentsvc.hpp>
 
-// Without a cpp-httplib that links, the tool is built with STUDENTSVC_CLI_WITH_MOCK=0:
-// the command is still parsed, and says it is not available.
-#ifndef STUDENTSVC_CLI_WITH_MOCK
-#define STUDENTSVC_CLI_WITH_MOCK 1
-#endif
-#if STUDENTSVC_CLI_WITH_MOCK
-#include <studentsvc/testing/mock_server.hpp>
-#endif
-
-#include "command.hpp"
 #include "exit_status.hpp"
 
 namespace studentsvc_cli {
 
-inline constexpr std::string_view mock_help =
+namespace {
+
+constexpr std::string_view mock_help =
     "Usage: studentsvc mock [--port N] [--tls-cert FILE --tls-key FILE] [--students FILE.json] [--latency MS]\n"
+    "                       [--threads N]\n"
     "\n"
     "Runs the bundled MockServer on 127.0.0.1 (a free port) until SIGINT or SIGTERM,\n"
     "so any program can be tested against it. Prints the `export STUDENTSVC_*=...`\n"
@@ -54,19 +51,13 @@ inline constexpr std::string_view mock_help =
     "                          \"tokens\": {\"JWT\": \"PERM\", ...}}\n"
     "                         each student in the interface's own keys (perm, firstName, ...)\n"
     "  --latency MS           wait this long before every answer (0-60000)\n"
+    "  --threads N            worker threads, one per busy keep-alive connection\n"
+    "                         (1-1024, default 32): more for a load test\n"
     "  --port N               listen on 127.0.0.1:N (default: a free port, printed)\n";
 
+}  // namespace
 
-/// Fixture students and tokens, as the mock serves them.
-struct MockFixtures {
-  std::map<std::string, nlohmann::json> students;
-  std::map<std::string, std::string> jwts;
-};
-
-/// Reads `{"students": [{...}, ...], "tokens": {"JWT": "PERM"}}` (both keys
-/// optional; each student an object in the interface's keys with a 7-digit
-/// "perm"); the error says what is wrong in one line.
-[[nodiscard]] inline std::expected<MockFixtures, std::string> parse_mock_fixtures(std::string_view text) {
+std::expected<MockFixtures, std::string> parse_mock_fixtures(std::string_view text, studentsvc::PermSyntax syntax) {
   const auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) return std::unexpected("not valid JSON");
   if (!j.is_object()) return std::unexpected("the top level must be an object with \"students\" and \"tokens\"");
@@ -79,8 +70,20 @@ struct MockFixtures {
         const std::string where = "students[" + std::to_string(i) + "]";
         if (!s.is_object()) return std::unexpected(where + " is not an object");
         const auto perm = s.find("perm");
-        if (perm == s.end() || !perm->is_string() || !studentsvc::is_valid_perm(perm->get<std::string>())) {
-          return std::unexpected(where + " has no 7-digit \"perm\" string");
+        if (perm == s.end() || !perm->is_string() || !studentsvc::is_valid_perm(perm->get<std::string>(), syntax)) {
+          return std::unexpected(where +
+                                 (syntax == studentsvc::PermSyntax::alphanumeric
+                                      ? " has no \"perm\" string of 7 letters or digits (--perm-syntax alphanumeric)"
+                                      : " has no 7-digit \"perm\" string"));
+        }
+        for (const auto& [field, v] : s.items()) {
+          const bool known = std::any_of(std::begin(studentsvc::student_fields), std::end(studentsvc::student_fields),
+                                         [&](const auto& f) { return f.key == field; });
+          if (!known) return std::unexpected(where + ": \"" + field + "\" is not a field of the interface");
+        }
+        // The SDK's own decoder: a fixture the client could not read is refused, not served.
+        if (const auto decoded = studentsvc::decode_student_json(s); !decoded) {
+          return std::unexpected(where + " does not match the interface: " + decoded.error().message);
         }
         if (!out.students.emplace(perm->get<std::string>(), s).second) {
           return std::unexpected(where + ": perm " + perm->get<std::string>() + " appears twice");
@@ -99,18 +102,22 @@ struct MockFixtures {
   return out;
 }
 
-[[nodiscard]] inline std::expected<MockFixtures, std::string> read_mock_fixtures(const std::string& path) {
+namespace {
+
+[[maybe_unused]] std::expected<MockFixtures, std::string> read_mock_fixtures(const std::string& path,
+                                                                             studentsvc::PermSyntax syntax) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::unexpected("--students " + path + ": cannot open the file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  auto fixtures = parse_mock_fixtures(buffer.str());
+  auto fixtures = parse_mock_fixtures(buffer.str(), syntax);
   if (!fixtures) return std::unexpected("--students " + path + ": " + fixtures.error());
   return fixtures;
 }
 
-/// A value as a POSIX shell reads it back: single-quoted, `'` as `'\''`.
-[[nodiscard]] inline std::string shell_quoted(std::string_view value) {
+}  // namespace
+
+std::string shell_quoted(std::string_view value) {
   std::string out = "'";
   for (const char c : value) {
     if (c == '\'') {
@@ -123,9 +130,10 @@ struct MockFixtures {
 }
 
 #if STUDENTSVC_CLI_WITH_MOCK
+namespace {
+
 /// The `export` lines that point a program at `server`.
-[[nodiscard]] inline std::string mock_exports(const studentsvc::testing::MockServer& server,
-                                              const std::optional<std::string>& ca_bundle) {
+std::string mock_exports(const studentsvc::testing::MockServer& server, const std::optional<std::string>& ca_bundle) {
   const auto o = server.client_options();
   std::string out;
   auto line = [&](std::string_view name, std::string_view value) {
@@ -133,12 +141,15 @@ struct MockFixtures {
   };
   line("STUDENTSVC_BASE_URL", o.base_url);
   line("STUDENTSVC_API_KEY", o.auth.api_key.reveal());
-  if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom) line("STUDENTSVC_SVC_API_KEY", o.auth.svc_api_key.reveal());
+  if (o.auth.svc_api_key_mode == studentsvc::SvcApiKeyMode::custom)
+    line("STUDENTSVC_SVC_API_KEY", o.auth.svc_api_key.reveal());
   if (o.auth.basic) {
     line("STUDENTSVC_NETWORK_ID", o.auth.basic->network_id);
     line("STUDENTSVC_PASSWORD", o.auth.basic->password.reveal());
   }
   if (o.allow_insecure_loopback) line("STUDENTSVC_ALLOW_INSECURE_LOOPBACK", "1");
+  if (o.perm_syntax != studentsvc::PermSyntax::digits)
+    line("STUDENTSVC_PERM_SYNTAX", studentsvc::to_string(o.perm_syntax));
   if (ca_bundle) line("STUDENTSVC_CA_BUNDLE", *ca_bundle);
   return out;
 }
@@ -146,7 +157,7 @@ struct MockFixtures {
 /// Whether 127.0.0.1:`port` is free to listen on. Asked with a socket of our
 /// own, without SO_REUSEPORT: cpp-httplib sets it on its listener, so a second
 /// mock would otherwise bind the same port and share its connections.
-[[nodiscard]] inline bool loopback_port_free(int port) {
+bool loopback_port_free(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return true;  // cannot tell: let the server try
   const int one = 1;
@@ -160,29 +171,50 @@ struct MockFixtures {
   return free;
 }
 
-[[nodiscard]] inline int run_mock(const Args& a) {
-  if (a.tls_cert.has_value() != a.tls_key.has_value()) return usage_error("mock: --tls-cert and --tls-key go together");
+/// The perm syntax --perm-syntax names (digits when it is not given).
+std::optional<studentsvc::PermSyntax> flag_perm_syntax(const Args& a) {
+  const auto it = a.env_overrides.find("STUDENTSVC_PERM_SYNTAX");
+  return it == a.env_overrides.end() ? studentsvc::PermSyntax::digits : studentsvc::parse_perm_syntax(it->second);
+}
+
+}  // namespace
+
+studentsvc::testing::MockServerOptions mock_server_options(const Args& a) {
   studentsvc::testing::MockServerOptions options;
+  if (flag_perm_syntax(a) == studentsvc::PermSyntax::alphanumeric) options = studentsvc::testing::with_alphanumeric_perms();
+  options.max_recorded_requests = 0;  // a long roster or a long-running mock: keep no copy of each request
+  return options;
+}
+
+namespace {
+
+int serve_mock(const Args& a, IoStreams io) {
+  if (a.tls_cert.has_value() != a.tls_key.has_value())
+    return usage_error(io.err, "mock: --tls-cert and --tls-key go together");
+  if (!flag_perm_syntax(a)) return usage_error(io.err, "mock: --perm-syntax takes digits or alphanumeric");
+  studentsvc::testing::MockServerOptions options = mock_server_options(a);
   if (a.students_file) {
-    auto fixtures = read_mock_fixtures(*a.students_file);
+    auto fixtures = read_mock_fixtures(*a.students_file, options.perm_syntax);
     if (!fixtures) {
-      error_line("mock: " + fixtures.error());
+      error_line(io.err, "mock: " + fixtures.error());
       return exit_status(studentsvc::ErrorKind::invalid_argument);
     }
     options.students = std::move(fixtures->students);
     options.jwts = std::move(fixtures->jwts);
   }
   options.latency = a.latency;
+  if (a.mock_threads > 0) options.worker_threads = a.mock_threads;
   options.port = a.port;
   if (a.port > 0 && !loopback_port_free(a.port)) {
-    error_line("mock: cannot listen on 127.0.0.1:" + std::to_string(a.port) + " (in use); leave out --port for a free one");
+    error_line(io.err, "mock: cannot listen on 127.0.0.1:" + std::to_string(a.port) +
+                           " (in use); leave out --port for a free one");
     return exit_status(studentsvc::ErrorKind::invalid_argument);
   }
   std::optional<std::string> ca_bundle;
   if (a.tls_cert) {
     for (const auto& file : {*a.tls_cert, *a.tls_key}) {
       if (!std::ifstream(file)) {
-        error_line("mock: cannot read " + file);
+        error_line(io.err, "mock: cannot read " + file);
         return exit_status(studentsvc::ErrorKind::invalid_argument);
       }
     }
@@ -207,50 +239,55 @@ struct MockFixtures {
   }
   if (!server->running()) {
     if (a.port > 0) {
-      error_line("mock: cannot listen on 127.0.0.1:" + std::to_string(a.port) + " (in use?); leave out --port for a free one");
+      error_line(io.err, "mock: cannot listen on 127.0.0.1:" + std::to_string(a.port) +
+                             " (in use?); leave out --port for a free one");
       return exit_status(studentsvc::ErrorKind::invalid_argument);
     }
-    error_line("mock: the mock server did not start");
+    error_line(io.err, "mock: the mock server did not start");
     return exit_internal;
   }
   // stdout holds only the export lines, so `studentsvc mock > mock.env` can be sourced.
-  std::cerr << "studentsvc mock: listening on " << server->base_url() << " (stop with Ctrl-C or SIGTERM)\n"
-            << std::flush;
-  std::cout << mock_exports(*server, ca_bundle) << std::flush;
+  io.err << "studentsvc mock: listening on " << server->base_url() << " (stop with Ctrl-C or SIGTERM)\n" << std::flush;
+  io.out << mock_exports(*server, ca_bundle) << std::flush;
   int received = 0;
   sigwait(&stop_signals, &received);
   server->stop();
-  std::cerr << "studentsvc mock: stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
+  io.err << "studentsvc mock: stopped (" << (received == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
   return exit_ok;
 }
 
+}  // namespace
 #endif  // STUDENTSVC_CLI_WITH_MOCK
 
-inline void add_mock_options(CLI::App& sub, Args& a) {
+namespace {
+
+void add_mock_options(CLI::App& sub, Args& a) {
   sub.add_option_function<std::string>("--tls-cert", [&a](const std::string& v) { a.tls_cert = v; });
   sub.add_option_function<std::string>("--tls-key", [&a](const std::string& v) { a.tls_key = v; });
   sub.add_option_function<std::string>("--students", [&a](const std::string& v) { a.students_file = v; });
   sub.add_option("--port", a.port)->check(CLI::Range(1, 65535));
+  sub.add_option("--threads", a.mock_threads)->check(CLI::Range(1, 1024));
   sub.add_option_function<long long>("--latency", [&a](long long ms) { a.latency = std::chrono::milliseconds(ms); })
       ->check(CLI::Range(0LL, 60'000LL));
 }
 
-[[nodiscard]] inline int run_mock_command(Session& s) {
+}  // namespace
+
+int run_mock(Session& s) {
 #if STUDENTSVC_CLI_WITH_MOCK
-  return run_mock(s.args);
+  return serve_mock(s.args, s.io);
 #else
-  (void)s;
-  return usage_error("mock is not available: this build has no mock server (cpp-httplib)");
+  return usage_error(s.io.err, "mock is not available: this build has no mock server (cpp-httplib)");
 #endif
 }
 
-inline constexpr Command mock_command{
+const Command mock_command{
     .name = "mock",
     .help = mock_help,
     .needs = Needs::nothing,
     .add_options = add_mock_options,
     .misuse = batch_format_misuse,
-    .run = run_mock_command,
+    .run = run_mock,
 };
 
 }  // namespace studentsvc_cli

@@ -1,20 +1,23 @@
-#pragma once
 // `studentsvc conversation`: {base_url}/conversation[/SUBPATH], method and payloads passed through.
 
+#include "cmd/conversation/conversation.hpp"
+
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_json.hpp"
-#include "command.hpp"
 #include "exit_status.hpp"
 #include "student_output.hpp"
 
 namespace studentsvc_cli {
 
-inline constexpr std::string_view conversation_help =
+namespace {
+
+constexpr std::string_view conversation_help =
     "Usage: studentsvc [OPTIONS] conversation [--method M] [--data BODY] [--query K=V]... [SUBPATH]\n"
     "\n"
     "Calls {base_url}/conversation[/SUBPATH]. The interface shows neither the method\n"
@@ -34,7 +37,35 @@ inline constexpr std::string_view conversation_help =
     "                         is JSON (nested at most 64 deep, at most 1 MiB), as it\n"
     "                         came otherwise; table: status, content type and body\n";
 
-[[nodiscard]] inline int run_conversation(const studentsvc::Client& client, const Args& a) {
+void add_conversation_options(CLI::App& sub, Args& a) {
+  sub.add_option("subpath", a.positionals);
+  sub.add_option_function<std::string>("--method", [&a](const std::string& v) { a.method = v; });
+  sub.add_option_function<std::string>("--data", [&a](const std::string& v) { a.data = v; });
+  sub.add_option_function<std::string>("--content-type", [&a](const std::string& v) { a.content_type = v; });
+  const auto add_query = [&a](const std::vector<std::string>& v) {
+    for (const auto& kv : v) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) throw CLI::ValidationError("--query", "expects K=V, got '" + kv + "'");
+      a.query.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  };
+  sub.add_option_function<std::vector<std::string>>("--query", add_query)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  sub.add_flag("--idempotent", a.idempotent)->disable_flag_override();
+}
+
+std::optional<std::string> conversation_misuse(const Args& a) {
+  if (a.positionals.size() > 1) return "conversation takes at most one SUBPATH";
+  return batch_format_misuse(a);
+}
+
+}  // namespace
+
+int run_conversation(Session& s) {
+  const studentsvc::Client& client = *s.client;
+  const Args& a = s.args;
+  std::ostream& out = s.io.out;
   studentsvc::ConversationRequest request;
   request.method = a.method.value_or(a.data ? "POST" : "GET");
   if (!a.positionals.empty()) request.sub_path = a.positionals.front();
@@ -43,60 +74,38 @@ inline constexpr std::string_view conversation_help =
   request.content_type = a.content_type.value_or("");
   request.idempotent = a.idempotent;
   const auto response = client.conversation(request);
-  if (!response) return report("conversation", response.error());
+  if (!response) return report(s.io.err, "conversation", response.error());
 
   // Pretty-printed only within bounds (cli_json.hpp): any other body is printed as it came.
   const auto pretty = bounded_pretty_json(response->body);
   if (a.format == Format::table) {
     const auto type = response->headers.find("Content-Type");
-    print_rows(std::cout, "FIELD",
+    print_rows(out, "FIELD",
                {{"status", std::to_string(response->status)},
                 {"content-type", type ? printable(*type) : std::string("null")}});
-    std::cout << "\nBODY\n";
+    out << "\nBODY\n";  // for a terminal: no control sequence of the body reaches it
     if (pretty) {
-      std::cout << *pretty << '\n';
+      out << printable_lines(*pretty) << '\n';
     } else if (!response->body.empty()) {
-      std::cout << response->body << (response->body.ends_with('\n') ? "" : "\n");
+      out << printable_lines(response->body) << (response->body.ends_with('\n') ? "" : "\n");
     }
     return exit_ok;
   }
   if (pretty) {
-    std::cout << *pretty << '\n';
+    out << *pretty << '\n';
   } else {
-    std::cout << response->body;  // as it came: the tool does not know this payload
+    out << response->body;  // as it came: the tool does not know this payload
   }
   return exit_ok;
 }
 
-inline void add_conversation_options(CLI::App& sub, Args& a) {
-  sub.add_option("subpath", a.positionals);
-  sub.add_option_function<std::string>("--method", [&a](const std::string& v) { a.method = v; });
-  sub.add_option_function<std::string>("--data", [&a](const std::string& v) { a.data = v; });
-  sub.add_option_function<std::string>("--content-type", [&a](const std::string& v) { a.content_type = v; });
-  sub.add_option_function<std::vector<std::string>>("--query", [&a](const std::vector<std::string>& v) {
-    for (const auto& kv : v) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) throw CLI::ValidationError("--query", "expects K=V, got '" + kv + "'");
-      a.query.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-    }
-  })->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
-  sub.add_flag("--idempotent", a.idempotent)->disable_flag_override();
-}
-
-[[nodiscard]] inline std::optional<std::string> conversation_misuse(const Args& a) {
-  if (a.positionals.size() > 1) return "conversation takes at most one SUBPATH";
-  return batch_format_misuse(a);
-}
-
-[[nodiscard]] inline int run_conversation_command(Session& s) { return run_conversation(*s.client, s.args); }
-
-inline constexpr Command conversation_command{
+const Command conversation_command{
     .name = "conversation",
     .help = conversation_help,
     .needs = Needs::client,
     .add_options = add_conversation_options,
     .misuse = conversation_misuse,
-    .run = run_conversation_command,
+    .run = run_conversation,
 };
 
 }  // namespace studentsvc_cli

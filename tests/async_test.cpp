@@ -9,8 +9,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <filesystem>
-#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -22,10 +20,13 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/event_threads.hpp"
 #include "support/fast_retry.hpp"
 #include "support/log_capture.hpp"
 #include "support/loopback.hpp"
@@ -40,6 +41,7 @@ using studentsvc::Client;
 using studentsvc::ErrorKind;
 using studentsvc::Result;
 using studentsvc::StudentExtended;
+using studentsvc::test::event_threads;
 using studentsvc::test::eventually;
 using studentsvc::test::RawServer;
 using studentsvc::test::raw_options;
@@ -53,18 +55,6 @@ namespace {
 std::string ok_response(std::string_view body = student_body) {
   return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\n\r\n" + std::string(body);
-}
-
-// Threads of this process whose name is the event thread's.
-int event_threads() {
-  int n = 0;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::ifstream comm(task.path() / "comm");
-    std::string name;
-    std::getline(comm, name);
-    if (name == "studentsvc-curl") ++n;  // CurlEventLoop::thread_name
-  }
-  return n;
 }
 
 // A one-shot latch for completions on another thread.

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include <httplib.h>
+
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/detail/text/base64.hpp>
@@ -31,6 +32,7 @@
 #include "cli_json.hpp"
 #include "support/process.hpp"
 #include "support/raw_server.hpp"
+#include "support/temp_dir.hpp"
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
 namespace cli_test {
@@ -176,6 +178,38 @@ TEST_CASE("cli get --mock prints the student as JSON with the interface keys") {
   REQUIRE(other.status == 0);
   CHECK(nlohmann::json::parse(other.out) == expected_student_json("5678901"));
   CHECK_THAT(other.out, Catch::Contains("Zoë 🌟"));
+}
+
+TEST_CASE("cli --perm-syntax alphanumeric: flag, environment and the mock agree", "[perm_syntax]") {
+  const auto avery = tool({"--mock", "--perm-syntax", "alphanumeric", "get", "A1B2C3D"});
+  REQUIRE(avery.status == 0);
+  CHECK(nlohmann::json::parse(avery.out).at("firstName") == "Avery");
+  // A roster mixing both kinds of perm, through the batch path.
+  const auto roster = tool({"--mock", "--perm-syntax", "alphanumeric", "get", "A1B2C3D", "1234567", "Z9y8X7w", "-o", "ndjson"});
+  REQUIRE(roster.status == 0);
+  CHECK_THAT(roster.out, Catch::Contains("\"Avery\"") && Catch::Contains("\"Ana\"") && Catch::Contains("\"Lindqvist\""));
+
+  // The default is the interface's 7 digits: refused before sending, naming the option.
+  const auto digits = tool({"--mock", "get", "A1B2C3D"});
+  CHECK(digits.status == 3);
+  CHECK_THAT(digits.err, Catch::Contains("perm_syntax") && Catch::Contains("alphanumeric"));
+  const auto hostile = tool({"--mock", "--perm-syntax", "alphanumeric", "get", "A1B2C3/"});
+  CHECK(hostile.status == 3);
+  const auto unknown = tool({"--mock", "--perm-syntax", "letters", "get", "A1B2C3D"});
+  CHECK(unknown.status == 3);
+  CHECK_THAT(unknown.err, Catch::Contains("digits or alphanumeric"));
+
+  // Against a server the test runs: the environment variable, and the flag beating it.
+  MockServer server(studentsvc::testing::with_alphanumeric_perms());
+  const auto by_env = tool(concat(flags_for(server), {"get", "A1B2C3D"}), {{"STUDENTSVC_PERM_SYNTAX", "alphanumeric"}});
+  CHECK(by_env.status == 0);
+  const auto flag_beats_env =
+      tool(concat(flags_for(server), {"--perm-syntax", "digits", "get", "A1B2C3D"}), {{"STUDENTSVC_PERM_SYNTAX", "alphanumeric"}});
+  CHECK(flag_beats_env.status == 3);
+  CHECK(server.request_count() == 1);
+
+  // `studentsvc mock` says the syntax in its exports, for the programs it serves.
+  CHECK_THAT(tool({"mock", "--perm-syntax", "letters"}).err, Catch::Contains("digits or alphanumeric"));
 }
 
 TEST_CASE("cli get --format table shows the fields and the typed views") {
@@ -450,7 +484,8 @@ TEST_CASE("cli --verbose logs to stderr through the SDK logger and leaves stdout
   const auto verbose = tool({"--mock", "--verbose", "get", "1234567"});
   REQUIRE(verbose.status == 0);
   CHECK(verbose.out == quiet.out);
-  CHECK_THAT(verbose.err, Catch::Contains("studentsvc: debug: get_student: status 200 after 1 attempt(s)"));
+  // One perm runs asynchronously, so that SIGINT and SIGTERM can cancel it (the log line says so).
+  CHECK_THAT(verbose.err, Catch::Contains("studentsvc: debug: get_student (async): status 200 after 1 attempt(s)"));
   CHECK_THAT(verbose.err, Catch::Contains("config: base URL from the mock server"));
   CHECK_THAT(verbose.err, Catch::Contains("Basic credential from the mock server"));
 
@@ -754,6 +789,97 @@ TEST_CASE("cli version and --version agree, and help covers config and mock", "[
   }
   CHECK_THAT(tool({"--help"}).out, Catch::Contains("--profile NAME"));
   CHECK(tool({"help", "version", "extra"}).status == 2);
+}
+
+TEST_CASE("cli a closed stdout is a write error, never another file", "[cli]") {
+  const studentsvc::test::TempDir dir;
+  studentsvc::test::ProcessControl closed;
+  closed.close_stdout = true;
+  const auto closed_run = [&](const Args& args) { return studentsvc::test::run_process(cli, args, {}, closed); };
+
+  // `studentsvc get 1234567 >&-`: the record once went to descriptor 1, libcurl's socketpair by then; exit 0.
+  const auto one = closed_run({"--mock", "get", "1234567"});
+  CHECK(one.status == 1);
+  CHECK(one.err == "studentsvc: could not write the output\n");  // one message
+
+  // With --failed-to the records once went into that file: it holds only the perms whose record was lost.
+  const auto single = (dir.path() / "ft.txt").string();
+  CHECK(closed_run({"--mock", "get", "1234567", "--failed-to", single}).status == 1);
+  CHECK(studentsvc::test::run_process("/bin/cat", {single}).out == "1234567\n");
+  const auto batch = (dir.path() / "ft2.txt").string();
+  const auto several = closed_run({"--mock", "get", "1234567", "2345678", "--failed-to", batch, "-q"});
+  CHECK(several.status == 1);
+  CHECK(several.err == "studentsvc: could not write the output\n");
+  const auto listed = studentsvc::test::run_process("/bin/cat", {batch}).out;
+  CHECK((listed == "1234567\n2345678\n" || listed == "2345678\n1234567\n"));
+
+  // Every command: config and help too.
+  for (const Args& args : {Args{"--mock", "config"}, Args{"--help"}, Args{"version"}}) {
+    INFO(args.back());
+    const auto r = closed_run(args);
+    CHECK(r.status == 1);
+    CHECK(r.err == "studentsvc: could not write the output\n");
+  }
+}
+
+TEST_CASE("cli --stats: doctor prints its metrics, config and mock say they have none", "[cli]") {
+  const auto doctor = tool({"--mock", "--stats", "doctor"});
+  CHECK(doctor.status == 0);
+  CHECK_THAT(doctor.err, Catch::Contains("studentsvc_attempts_total{operation=\"get_student\""));
+  for (const std::string command : {"config", "mock"}) {
+    const auto r = tool({"--stats", command});
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("--stats applies to get, current, conversation and doctor"));
+  }
+  CHECK_THAT(tool({"--help"}).out, Catch::Contains("--stats (get, current, conversation, doctor)"));
+}
+
+TEST_CASE("cli get --jwt and --api-version refuse a blank value, nothing sent", "[cli]") {
+  // Before: `get 2345678 --jwt ' '` printed Sam's full record; libcurl had
+  // dropped the blank svc-user-jwt, lifting the "only the token's own student" rule.
+  MockServer server;
+  const Args flags = flags_for(server);
+  for (const std::string blank : {" ", "\t", "  "}) {
+    INFO("[" << blank << "]");
+    const auto jwt = tool(concat(flags, {"get", "2345678", "--jwt", blank}));
+    CHECK(jwt.status == 3);  // invalid_argument
+    CHECK(jwt.out.empty());
+    CHECK(one_line(jwt.err));
+    CHECK_THAT(jwt.err, Catch::StartsWith("studentsvc: get: invalid_argument: ") && Catch::Contains("JWT") &&
+                            Catch::Contains("nothing was sent"));
+    const auto batch = tool(concat(flags, {"get", "2345678", "1234567", "-o", "csv", "-q", "--jwt", blank}));
+    CHECK(batch.status != 0);
+    CHECK(batch.out.find("li.wei@example.edu") == std::string::npos);
+    const auto current = tool(concat(flags, {"current", "--jwt", blank}));
+    CHECK(current.status == 3);
+    CHECK_THAT(current.err, Catch::Contains("JWT"));
+    const auto version = tool(concat(flags, {"--api-version", blank, "get", "2345678"}));
+    CHECK(version.status == 3);
+    CHECK(version.out.empty());
+    CHECK_THAT(version.err, Catch::Contains("svc-api-version"));
+    const auto padded = tool(concat(flags, {"--api-version", " 2.0", "get", "2345678"}));
+    CHECK(padded.status == 3);
+    CHECK_THAT(padded.err, Catch::Contains("svc-api-version") && Catch::Contains("space or tab"));
+  }
+  CHECK(server.request_count() == 0);
+  CHECK(tool(concat(flags, {"get", "2345678"})).status == 0);  // the control: the same command without them works
+  CHECK(server.request_count() == 1);
+}
+
+TEST_CASE("cli config refuses a base URL host libcurl cannot use", "[cli]") {
+  const std::string idn = "https://b\xC3\xBC" "cher.example";
+  const auto config = tool({"--base-url", idn, "--api-key", "k", "config"});
+  CHECK(config.status == 3);
+  CHECK_THAT(config.out, Catch::Contains("check: failed"));
+  CHECK_THAT(config.err, Catch::Contains("host is not ASCII") && Catch::Contains("xn--"));
+  // A lookup is refused up front the same way: one line, no retries of a "transport" error.
+  const auto get = tool({"--base-url", idn, "--api-key", "k", "get", "1234567"});
+  CHECK(get.status == 3);
+  CHECK(one_line(get.err));
+  CHECK_THAT(get.err, Catch::Contains("xn--"));
+  const auto ascii = tool({"--base-url", "https://xn--bcher-kva.example", "--api-key", "k", "config"});
+  CHECK(ascii.status == 0);
+  CHECK_THAT(ascii.out, Catch::Contains("check: ok"));
 }
 
 }  // namespace cli_test

@@ -153,6 +153,80 @@ TEST_CASE("parse_base_url: other schemes, userinfo, query, fragment, controls", 
   check_refused("https://api.example.edu/\x7f");
 }
 
+TEST_CASE("parse_base_url: a host libcurl cannot use is refused up front, an IDN host with its ASCII form",
+          "[detail][url]") {
+  // libcurl converts a UTF-8 host only through libidn2 and the locale: in the
+  // C locale every request failed as a "retryable" malformed URL.
+  for (const char* idn : {"https://b\xC3\xBC" "cher.example", "https://api.\xC3\xA9" "cole.example/students",
+                          "https://\xD0\xBF\xD1\x80\xD0\xB8\xD0\xBC\xD0\xB5\xD1\x80.example:8443"}) {
+    CAPTURE(idn);
+    const auto r = detail::parse_base_url(idn, false);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == ErrorKind::invalid_argument);
+    CHECK_THAT(r.error().message, Catch::StartsWith("base URL host is not ASCII"));
+    CHECK_THAT(r.error().message, Catch::Contains("punycode, xn--"));
+  }
+  CHECK(parse_ok("https://xn--bcher-kva.example").host == "xn--bcher-kva.example");
+  CHECK(parse_ok("https://api.example.edu/caf\xC3\xA9").path_prefix == "/caf\xC3\xA9");  // the path is not the host
+  for (const char* bad : {"https://a!b.example", "https://a{b}.example", "https://a$b.example", "https://a'b.example",
+                          "https://a\"b.example", "https://a^b.example", "https://a`b.example", "https://a*b.example",
+                          "https://a<b>.example", "https://a=b.example", "https://a;b.example", "https://a,b.example",
+                          "https://a+b.example", "https://a&b.example", "https://a(b).example", "https://a%41.example",
+                          "https://a\\b.example", "https://a]b.example"}) {
+    CAPTURE(bad);
+    const auto r = detail::parse_base_url(bad, false);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("which a host name cannot hold") ||
+                                      Catch::Contains("invalid port"));
+  }
+  check_refused("https://[::g]");
+  check_refused("https://[fe80::1 ]");
+  CHECK(parse_ok("https://[::1]:8443").host == "::1");
+  CHECK(parse_ok("https://[fe80::1%25eth0]").host == "fe80::1%25eth0");
+  CHECK(parse_ok("https://under_score.example").host == "under_score.example");
+  CHECK(parse_ok("https://10.0.0.1:443").host == "10.0.0.1");
+}
+
+TEST_CASE("header validation: blank, padded and oversized values are refused, naming the value", "[detail][headers]") {
+  for (const std::string bad : {"", " ", "\t", "  \t", " x", "x ", "\tx", "x\t", " x "}) {
+    CAPTURE(bad);
+    for (const char* name : {"x-api-key", "svc-api-key", "Authorization", "svc-user-jwt", "svc-api-version",
+                             "Content-Type", "Accept", "X-Other"}) {
+      CAPTURE(name);
+      const auto r = detail::validate_header_value(name, bad);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == ErrorKind::invalid_argument);
+      CHECK_THAT(r.error().message, Catch::Contains("nothing was sent"));
+      CHECK(detail::validate_headers(Headers{{name, bad}}).error().message == r.error().message);
+    }
+  }
+  // The label says which setting: the value itself never (it may be a secret).
+  const auto label = [](std::string_view name) {
+    return detail::validate_header_value(name, " SECRET-canary").error().message;
+  };
+  CHECK_THAT(label("x-api-key"), Catch::StartsWith("the API key (x-api-key) starts or ends with a space or tab"));
+  CHECK_THAT(label("svc-api-key"), Catch::StartsWith("the svc-api-key "));
+  CHECK_THAT(label("authorization"), Catch::Contains("password"));
+  CHECK_THAT(label("svc-user-jwt"), Catch::StartsWith("the user JWT (svc-user-jwt)"));
+  CHECK_THAT(label("svc-api-version"), Catch::StartsWith("api_version (svc-api-version)"));
+  CHECK_THAT(label("content-type"), Catch::StartsWith("content_type (Content-Type)"));
+  for (const char* name : {"x-api-key", "authorization", "svc-user-jwt"}) CHECK_THAT(label(name), !Catch::Contains("SECRET"));
+
+  // The cap: exactly max_header_value_bytes passes, one byte more is refused.
+  const std::string at_cap(studentsvc::max_header_value_bytes, 'k');
+  CHECK(detail::validate_header_value("x-api-key", at_cap));
+  const auto over = detail::validate_header_value("svc-user-jwt", at_cap + "k");
+  REQUIRE_FALSE(over);
+  CHECK(over.error().message == "the user JWT (svc-user-jwt) is 16385 bytes, over the 16384-byte cap on a request "
+                                "header value; nothing was sent");
+  CHECK(detail::validate_header_value("x", "inner \t spaces and tabs"));
+  CHECK(detail::validate_url_length(std::string(studentsvc::max_request_url_bytes, 'u'), "x"));
+  const auto long_url = detail::validate_url_length(std::string(studentsvc::max_request_url_bytes + 1, 'u'),
+                                                    "sub_path and query");
+  REQUIRE_FALSE(long_url);
+  CHECK_THAT(long_url.error().message, Catch::Contains("sub_path and query") && Catch::Contains("nothing was sent"));
+}
+
 TEST_CASE("parse_base_url: trailing slashes are normalised", "[detail][url]") {
   CHECK(parse_ok("https://h/").path_prefix.empty());
   CHECK(parse_ok("https://h///").path_prefix.empty());
@@ -334,9 +408,7 @@ TEST_CASE("Deadline: bounded, unbounded and never overflowing", "[detail][deadli
 TEST_CASE("url_secrets: the userinfo of a URL, as written and percent-decoded", "[detail][redact]") {
   CHECK(detail::url_secrets("http://proxy.example:3128").empty());
   CHECK(detail::url_secrets("https://api.example.edu/p@th").empty());  // '@' in the path is not userinfo
-  auto has = [](const std::vector<std::string>& v, std::string_view s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
+  auto has = [](const detail::SecretList& v, std::string_view s) { return detail::holds_secret(v, s); };
   const auto a = detail::url_secrets("http://alice:PROXY-pass%40word@proxy.example:3128/");
   CHECK(has(a, "alice:PROXY-pass%40word"));
   CHECK(has(a, "alice:PROXY-pass@word"));

@@ -1,6 +1,7 @@
-// Unit tests for detail/batch/fail_fast.hpp: which final errors stop a batch
-// (401, TLS, an unresolvable host) and which do not, and the error of a
-// lookup the batch then skips.
+// Unit tests for detail/batch/fail_fast.hpp and studentsvc::stops_batch: which
+// final errors stop a batch (401, TLS, an unresolvable host, a proxy's refusal,
+// a 404 that is not the service's) and which do not, and the error of a lookup
+// the batch then skips.
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +10,8 @@
 #include <studentsvc/detail/json/error_body.hpp>
 #include <studentsvc/detail/batch/fail_fast.hpp>
 #include <studentsvc/errors.hpp>
+#include <studentsvc/responses.hpp>
+#include <studentsvc/streaming.hpp>
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
 namespace fail_fast_test {
@@ -47,6 +50,29 @@ TEST_CASE("fail-fast: TLS and name resolution failures stop the batch", "[fail_f
   ApiError not_retryable = transport_error(TransportFailure::tls_certificate);
   not_retryable.retryable = false;
   CHECK(fails_every_request(not_retryable));
+}
+
+TEST_CASE("fail-fast: a 404 that is not the service's and a proxy's refusal stop the batch", "[fail_fast]") {
+  // A web server's page for a wrong path prefix, as the student endpoint maps it.
+  studentsvc::HttpResponse page;
+  page.status = 404;
+  page.body = "<html><body>404 Not Found</body></html>";
+  const auto wrong_path = studentsvc::map_get_student_response(page, "1234567");
+  REQUIRE_FALSE(wrong_path.has_value());
+  CHECK(fail_fast_reason(wrong_path.error()) == FailFastReason::endpoint_not_found);
+  CHECK(studentsvc::stops_batch(wrong_path.error()));
+  // The service's own 404: that student is missing, the next one may not be.
+  page.body = R"({"message":"No student with that perm."})";
+  const auto missing = studentsvc::map_get_student_response(page, "1234567");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().kind == ErrorKind::not_found);
+  CHECK_FALSE(studentsvc::stops_batch(missing.error()));
+  // A proxy that refused the tunnel (403, 407: not retried) stops; one that may pass next time does not.
+  ApiError refused = transport_error(TransportFailure::proxy);
+  refused.retryable = false;
+  CHECK(fail_fast_reason(refused) == FailFastReason::proxy_refused);
+  refused.retryable = true;
+  CHECK(fail_fast_reason(refused) == FailFastReason::none);
 }
 
 TEST_CASE("fail-fast: per-lookup errors and transient failures do not stop the batch", "[fail_fast]") {
@@ -95,6 +121,8 @@ TEST_CASE("fail-fast: reason names", "[fail_fast]") {
   CHECK(studentsvc::detail::to_string(FailFastReason::unauthorized) == "unauthorized");
   CHECK(studentsvc::detail::to_string(FailFastReason::tls) == "tls");
   CHECK(studentsvc::detail::to_string(FailFastReason::name_resolution) == "name_resolution");
+  CHECK(studentsvc::detail::to_string(FailFastReason::endpoint_not_found) == "endpoint_not_found");
+  CHECK(studentsvc::detail::to_string(FailFastReason::proxy_refused) == "proxy_refused");
 }
 
 }  // namespace fail_fast_test

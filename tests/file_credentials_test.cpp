@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <unistd.h>  // geteuid
 
 #include <atomic>
@@ -43,13 +45,13 @@ std::string key_of(FileCredentialProvider& p) {
 
 }  // namespace
 
-TEST_CASE("FileCredentialProvider reads every file, dropping one trailing newline", "[credentials]") {
+TEST_CASE("FileCredentialProvider reads every file, dropping every trailing newline", "[credentials]") {
   const TempDir dir;
   FileCredentialFiles files;
   files.api_key_file = dir.write("api-key", "KEY-file-1\n");
   files.svc_api_key_file = dir.write("svc-api-key", "SVC-file-1\r\n");
   files.network_id = "svc-acct";
-  files.password_file = dir.write("password", "PW with spaces \n\n");
+  files.password_file = dir.write("password", "PW with spaces \r\n\r\n\n");
   auto p = FileCredentialProvider::create(files);
   REQUIRE(p);
   auto c = (*p)->credentials();
@@ -57,7 +59,7 @@ TEST_CASE("FileCredentialProvider reads every file, dropping one trailing newlin
   CHECK(c->api_key.reveal() == "KEY-file-1");
   CHECK(c->svc_api_key.reveal() == "SVC-file-1");
   CHECK(c->network_id == "svc-acct");
-  CHECK(c->password.reveal() == "PW with spaces \n");  // only one newline is dropped
+  CHECK(c->password.reveal() == "PW with spaces ");  // every CR and LF at the end goes, a space stays
 }
 
 TEST_CASE("FileCredentialProvider::create says which setting cannot be used", "[credentials]") {
@@ -88,7 +90,14 @@ TEST_CASE("FileCredentialProvider::create says which setting cannot be used", "[
     files.network_id = "acct";
     auto p = FileCredentialProvider::create(files);
     REQUIRE_FALSE(p);
-    CHECK_THAT(p.error().message, Catch::StartsWith("password_file"));
+    CHECK(p.error().message == "password_file '" + files.password_file + "' is a directory");
+  }
+  SECTION("a FIFO: refused at once, never waited on for a writer") {
+    files.api_key_file = (dir.path() / "key.fifo").string();
+    REQUIRE(::mkfifo(files.api_key_file.c_str(), 0600) == 0);
+    auto p = FileCredentialProvider::create(files);  // opened with O_NONBLOCK: returns even with no writer
+    REQUIRE_FALSE(p);
+    CHECK_THAT(p.error().message, Catch::Contains("is not a regular file"));
   }
   SECTION("larger than a secret can be") {
     files.api_key_file = dir.write("huge", std::string(70'000, 'k'));

@@ -1,5 +1,5 @@
-// MockServer's rules, one test case per row of the README table "What
-// MockServer checks", driven by raw HTTP/1.1 over a socket: no SDK and no HTTP
+// MockServer's rules, one test case per row of the table "What
+// MockServer checks" (docs/testing.md), driven by raw HTTP/1.1 over a socket: no SDK and no HTTP
 // client library, so empty and repeated header fields reach the mock exactly
 // as written here.
 
@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <studentsvc/testing/detail/content_negotiation.hpp>
 #include <studentsvc/testing/detail/content_negotiation.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -135,6 +136,31 @@ TEST_CASE("MockServer listens on 127.0.0.1 on a free port, and two servers get d
   CHECK(a.request_count() == 1);
   CHECK(b.request_count() == 1);
   CHECK(a.last_request().remote.rfind("127.0.0.1:", 0) == 0);
+}
+
+TEST_CASE("MockServer keeps the latest max_recorded_requests and counts every request", "[mock_server]") {
+  // The tool's mock serves a million-perm roster: a copy of each request made it grow 2.3 KB a lookup.
+  for (const std::size_t kept : {std::size_t{0}, std::size_t{2}}) {
+    INFO("kept " << kept);
+    MockServerOptions options;
+    options.max_recorded_requests = kept;
+    MockServer server(options);
+    const studentsvc::Client client(server.client_options());
+    for (const char* perm : {"1234567", "2345678", "7654321", "1234567", "3456789"}) (void)client.get_student(perm);
+    CHECK(server.request_count() == 5);
+    const auto recorded = server.requests();
+    REQUIRE(recorded.size() == kept);
+    if (kept > 0) {
+      CHECK(recorded.front().path == "/students/v2/students/1234567");  // the 4th
+      CHECK(recorded.back().path == "/students/v2/students/3456789");
+      CHECK(server.last_request().path == "/students/v2/students/3456789");
+    } else {
+      CHECK(server.last_request().path.empty());
+    }
+    server.clear_requests();
+    CHECK(server.request_count() == 0);
+  }
+  CHECK(MockServerOptions{}.max_recorded_requests == std::numeric_limits<std::size_t>::max());  // every one by default
 }
 
 TEST_CASE("MockServer is seeded with five realistic fake students", "[mock_server]") {

@@ -394,6 +394,30 @@ TEST_CASE("nlohmann get<>() throws json::type_error on a wrong type", "[models]"
   CHECK_THROWS_AS(nlohmann::json(42).get<StudentMinimal>(), nlohmann::json::type_error);
 }
 
+TEST_CASE("is_valid_perm with a PermSyntax", "[models][perm_syntax]") {
+  using studentsvc::PermSyntax;
+  for (const PermSyntax syntax : {PermSyntax::digits, PermSyntax::alphanumeric}) {
+    CAPTURE(studentsvc::to_string(syntax));
+    CHECK(studentsvc::is_valid_perm("1234567", syntax));
+    // Never a URL's or a path's special character, a space, a control or a non-ASCII letter.
+    for (const std::string_view bad : {"A1B2C3/", "A1B2%41", "A1B2.3D", "A1B 2C3", "A1B2C3\n", "A1B2Cé", "ÅB2C3D",
+                                       "A1B2C3", "A1B2C3D4", "", "A1B2C3-", "A1B2C3_", "A1B2C3?"}) {
+      CAPTURE(bad);
+      CHECK_FALSE(studentsvc::is_valid_perm(bad, syntax));
+    }
+  }
+  CHECK_FALSE(studentsvc::is_valid_perm("A1B2C3D", PermSyntax::digits));
+  CHECK(studentsvc::is_valid_perm("A1B2C3D", PermSyntax::alphanumeric));
+  CHECK(studentsvc::is_valid_perm("z9y8x7w", PermSyntax::alphanumeric));
+  CHECK(studentsvc::is_valid_perm("ABCDEFG", PermSyntax::alphanumeric));
+  CHECK(studentsvc::is_valid_perm("1234567") == studentsvc::is_valid_perm("1234567", PermSyntax::digits));
+  CHECK(studentsvc::parse_perm_syntax("alphanumeric") == PermSyntax::alphanumeric);
+  CHECK(studentsvc::parse_perm_syntax("digits") == PermSyntax::digits);
+  CHECK_FALSE(studentsvc::parse_perm_syntax("Digits"));
+  CHECK(studentsvc::to_string(PermSyntax::alphanumeric) == "alphanumeric");
+  static_assert(studentsvc::is_valid_perm("A1B2C3D", PermSyntax::alphanumeric));
+}
+
 TEST_CASE("is_valid_perm accepts exactly 7 ASCII digits", "[models]") {
   CHECK(studentsvc::is_valid_perm("1234567"));
   CHECK(studentsvc::is_valid_perm("0000000"));
@@ -514,4 +538,61 @@ TEST_CASE("the SAX and DOM decoders name the same first wrong field, in the inte
              Catch::StartsWith("field 'nfr' must be a boolean or null, got string"));
 }
 
+}  // namespace models_test
+
+namespace models_test {
+namespace {
+
+// LLVM issue 68552: libc++ 16/17 keeps std::expected's has_value flag in the
+// value's tail padding, so a StudentExtended with tail padding made every use
+// below lose it (a crash or an "error" holding nothing). Built and run in CI's
+// clang-16 + libc++ stage as well as with libstdc++.
+TEST_CASE("Result<StudentExtended> holds what it was given in every ordinary use", "[models][libcxx]") {
+  using studentsvc::Result;
+  SECTION("value-initialised, alone and in a vector") {
+    Result<StudentExtended> r;
+    REQUIRE(r.has_value());
+    CHECK(*r == StudentExtended{});
+    std::vector<Result<StudentExtended>> v(5);
+    for (const auto& x : v) CHECK(x.has_value());
+  }
+  SECTION("resize and emplace_back") {
+    std::vector<Result<StudentExtended>> v;
+    v.resize(3);
+    v.emplace_back();
+    v.resize(9);
+    REQUIRE(v.size() == 9);
+    for (const auto& x : v) {
+      REQUIRE(x.has_value());
+      CHECK(x->nfr == std::nullopt);
+      CHECK(x->perm.empty());
+    }
+  }
+  SECTION("fields set after construction, through value()") {
+    Result<StudentExtended> r;
+    r.value().nfr = true;
+    r.value().perm = "A1B2C3D";
+    r.value().pronoun_code = "HE";
+    r->first_name = "Sam";
+    REQUIRE(r.has_value());
+    CHECK(r->nfr == std::optional<bool>{true});
+    CHECK(r->release_status() == ReleaseStatus::not_for_release);
+    CHECK(r->perm == "A1B2C3D");
+    CHECK(r->pronoun_code == std::optional<std::string>{"HE"});
+    CHECK(r->first_name == "Sam");
+    r.value() = StudentExtended{};
+    r->nfr = false;
+    REQUIRE(r.has_value());
+    CHECK(r->release_status() == ReleaseStatus::releasable);
+  }
+  SECTION("an error stays an error") {
+    Result<StudentExtended> e = studentsvc::make_error(ErrorKind::not_found, "no such student");
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == ErrorKind::not_found);
+    e = StudentExtended{};
+    CHECK(e.has_value());
+  }
+}
+
+}  // namespace
 }  // namespace models_test

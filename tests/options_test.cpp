@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <unistd.h>  // geteuid
 
 #include <chrono>
@@ -18,6 +20,7 @@
 #include <studentsvc/requests.hpp>
 #include <studentsvc/testing/fake_transport.hpp>
 
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
@@ -212,7 +215,9 @@ TEST_CASE("from_env: a base URL the Client would refuse is refused here, naming 
                           Case{"https://user:PW-canary-4@api.example.edu", "user information"},
                           Case{"https://api.example.edu/students?x=1", "query"},
                           Case{"http://api.example.edu", "only https:// is allowed"},
-                          Case{"http://127.0.0.1:8080", "STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1"});
+                          Case{"http://127.0.0.1:8080", "STUDENTSVC_ALLOW_INSECURE_LOOPBACK=1"},
+                          Case{"https://b\xC3\xBC" "cher.example", "ASCII (punycode, xn--) form"},
+                          Case{"https://a,b.example", "cannot hold"});
   CAPTURE(c.url);
   auto env = minimal_env();
   env["STUDENTSVC_BASE_URL"] = c.url;
@@ -275,7 +280,15 @@ TEST_CASE("from_env: a CA bundle that cannot be read is refused before any reque
     env["STUDENTSVC_CA_BUNDLE"] = dir.path().string();
     auto o = from(env);
     REQUIRE_FALSE(o);
-    CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_CA_BUNDLE: the file cannot be read"));
+    CHECK(o.error().message == "STUDENTSVC_CA_BUNDLE: the file is a directory");
+  }
+  SECTION("a FIFO: refused at once, never waited on for a writer") {
+    const auto fifo = (dir.path() / "ca.fifo").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    env["STUDENTSVC_CA_BUNDLE"] = fifo;
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_CA_BUNDLE: the file is not a regular file"));
   }
   SECTION("empty") {
     env["STUDENTSVC_CA_BUNDLE"] = dir.write("empty.pem", "");
@@ -283,17 +296,16 @@ TEST_CASE("from_env: a CA bundle that cannot be read is refused before any reque
     REQUIRE_FALSE(o);
     CHECK(o.error().message == "STUDENTSVC_CA_BUNDLE: the file is empty");
   }
-  SECTION("not readable") {
-    env["STUDENTSVC_CA_BUNDLE"] = dir.write("locked.pem", "x", std::filesystem::perms::none);
-    auto o = from(env);
-    if (::geteuid() == 0) {
-      // root reads any file: the check cannot fail here, and must not be faked.
-      CHECK(o);
-    } else {
-      REQUIRE_FALSE(o);
-      CHECK_THAT(o.error().message, Catch::Contains("STUDENTSVC_CA_BUNDLE") && Catch::Contains("not readable"));
-    }
-  }
+}
+
+TEST_CASE("from_env: a CA bundle this process may not read is refused", "[options]") {
+  if (::geteuid() == 0) STUDENTSVC_SKIP("running as root, which reads any file: the refusal cannot happen");
+  const studentsvc::test::TempDir dir;
+  auto env = minimal_env();
+  env["STUDENTSVC_CA_BUNDLE"] = dir.write("locked.pem", "x", std::filesystem::perms::none);
+  auto o = from(env);
+  REQUIRE_FALSE(o);
+  CHECK_THAT(o.error().message, Catch::Contains("STUDENTSVC_CA_BUNDLE") && Catch::Contains("not readable"));
 }
 
 TEST_CASE("from_env: STUDENTSVC_LOG turns on the stderr logger at that level", "[options]") {
@@ -316,6 +328,32 @@ TEST_CASE("from_env: STUDENTSVC_LOG turns on the stderr logger at that level", "
     REQUIRE_FALSE(o);
     CHECK(o.error().kind == ErrorKind::invalid_argument);
     CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_LOG: ") && Catch::Contains("debug"));
+  }
+}
+
+TEST_CASE("from_env: STUDENTSVC_PERM_SYNTAX sets the perms a Client accepts", "[options][perm_syntax]") {
+  auto env = minimal_env();
+  SECTION("unset: digits, as the interface says") {
+    auto o = from(env);
+    REQUIRE(o);
+    CHECK(o->perm_syntax == studentsvc::PermSyntax::digits);
+  }
+  SECTION("each value") {
+    env["STUDENTSVC_PERM_SYNTAX"] = "alphanumeric";
+    auto a = from(env);
+    REQUIRE(a);
+    CHECK(a->perm_syntax == studentsvc::PermSyntax::alphanumeric);
+    env["STUDENTSVC_PERM_SYNTAX"] = "digits";
+    auto d = from(env);
+    REQUIRE(d);
+    CHECK(d->perm_syntax == studentsvc::PermSyntax::digits);
+  }
+  SECTION("another value") {
+    env["STUDENTSVC_PERM_SYNTAX"] = "letters";
+    auto o = from(env);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().kind == ErrorKind::invalid_argument);
+    CHECK_THAT(o.error().message, Catch::StartsWith("STUDENTSVC_PERM_SYNTAX: ") && Catch::Contains("alphanumeric"));
   }
 }
 

@@ -321,6 +321,106 @@ TEST_CASE("an empty API version or API key is refused", "[requests]") {
   check_invalid(studentsvc::build_conversation_request(base, no_key, {}));
 }
 
+TEST_CASE("a blank or whitespace-padded JWT, API key or credential is refused, never dropped", "[requests]") {
+  const auto base = parse("https://h");
+  for (const std::string bad : {" ", "\t", " \t ", " jwt", "jwt\t"}) {
+    CAPTURE(bad);
+    CallOptions call;
+    call.user_jwt = bad;
+    check_invalid(studentsvc::build_get_student_request(base, options(), "1234567", call));
+    check_invalid(studentsvc::build_current_student_request(base, options(), bad));
+    auto key = options();
+    key.auth.api_key = bad;
+    check_invalid(studentsvc::build_get_student_request(base, key, "1234567"));
+    check_invalid(studentsvc::build_conversation_request(base, key, {}));
+    auto version = options();
+    version.api_version = bad;
+    check_invalid(studentsvc::build_get_student_request(base, version, "1234567"));
+  }
+  auto basic = options();
+  basic.auth.basic = studentsvc::BasicCredential{"netid", " \t"};
+  check_invalid(studentsvc::build_get_student_request(base, basic, "1234567"));
+  basic.auth.basic = studentsvc::BasicCredential{"netid", ""};
+  check_invalid(studentsvc::build_get_student_request(base, basic, "1234567"));
+  basic.auth.basic = studentsvc::BasicCredential{" ", "pw"};
+  check_invalid(studentsvc::build_get_student_request(base, basic, "1234567"));
+  // Inside a value, spaces and tabs are content, sent as they are.
+  basic.auth.basic = studentsvc::BasicCredential{"net id", " pass word "};
+  CallOptions call;
+  call.user_jwt = "a b\tc";
+  const auto ok = get_ok("https://h", "1234567", basic, call);
+  CHECK(ok.headers.find("svc-user-jwt") == "a b\tc");
+  CHECK(ok.headers.find("Authorization") == studentsvc::basic_authorization_value("net id", " pass word "));
+}
+
+TEST_CASE("a value over its cap is invalid_argument naming it and saying nothing was sent", "[requests][limits]") {
+  const auto base = parse("https://h");
+  const std::string huge(1024 * 1024, 'x');
+  const auto refused = [](const studentsvc::Result<HttpRequest>& r, std::string_view names) {
+    check_invalid(r);
+    CHECK_THAT(r.error().message, Catch::Contains(std::string(names)) && Catch::Contains("nothing was sent") &&
+                                      Catch::Contains("16384-byte cap"));
+    CHECK(r.error().message.size() < 200);  // the value is never in it
+  };
+  SECTION("API key") {
+    auto o = options();
+    o.auth.api_key = huge;
+    refused(studentsvc::build_get_student_request(base, o, "1234567"), "API key");
+    refused(studentsvc::build_conversation_request(base, o, {}), "API key");
+  }
+  SECTION("svc-api-key") {
+    auto o = options();
+    o.auth.svc_api_key_mode = studentsvc::SvcApiKeyMode::custom;
+    o.auth.svc_api_key = huge;
+    refused(studentsvc::build_get_student_request(base, o, "1234567"), "svc-api-key");
+  }
+  SECTION("JWT") {
+    CallOptions call;
+    call.user_jwt = huge;
+    refused(studentsvc::build_get_student_request(base, options(), "1234567", call), "JWT");
+    refused(studentsvc::build_current_student_request(base, options(), huge), "JWT");
+  }
+  SECTION("password") {
+    auto o = options();
+    o.auth.basic = studentsvc::BasicCredential{"netid", huge};
+    refused(studentsvc::build_get_student_request(base, o, "1234567"), "password");
+  }
+  SECTION("api_version") {
+    auto o = options();
+    o.api_version = huge;
+    refused(studentsvc::build_get_student_request(base, o, "1234567"), "api_version");
+    CallOptions call;
+    call.api_version = huge;
+    refused(studentsvc::build_get_student_request(base, options(), "1234567", call), "api_version");
+  }
+  SECTION("content_type") {
+    ConversationRequest c;
+    c.body = "{}";
+    c.content_type = huge;
+    refused(studentsvc::build_conversation_request(base, options(), c), "content_type");
+  }
+  SECTION("sub_path and query: the URL cap") {
+    ConversationRequest c;
+    c.sub_path = huge;
+    const auto r = studentsvc::build_conversation_request(base, options(), c);
+    check_invalid(r);
+    CHECK_THAT(r.error().message, Catch::Contains("sub_path") && Catch::Contains("8192-byte cap") &&
+                                      Catch::Contains("nothing was sent"));
+    ConversationRequest q;
+    q.query = {{"q", huge}};
+    check_invalid(studentsvc::build_conversation_request(base, options(), q));
+    // Just under the cap is built.
+    ConversationRequest fits;
+    fits.sub_path = std::string(studentsvc::max_request_url_bytes - std::string("https://h/conversation/").size(), 's');
+    CHECK(studentsvc::build_conversation_request(base, options(), fits));
+  }
+  SECTION("exactly at the cap is sent") {
+    auto o = options();
+    o.auth.api_key = std::string(studentsvc::max_header_value_bytes, 'k');
+    CHECK(studentsvc::build_get_student_request(base, o, "1234567"));
+  }
+}
+
 TEST_CASE("conversation input checks", "[requests]") {
   const auto base = parse("https://h");
   SECTION("method must be a token") {

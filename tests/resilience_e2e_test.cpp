@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <httplib.h>
+
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 

@@ -116,9 +116,10 @@ Run run(FakeTransport& fake, const RetryPolicy& policy, Path path = Path::single
     context.request_id_headers = &no_ids;
     context.jitter = &jitter;
     bool done = false;
-    studentsvc::detail::CallOf<HttpResponse>::start(
-        std::move(context), {"retry", studentsvc::Endpoint::get_student, false, idempotent, policy},
-        [&request]() -> studentsvc::Result<HttpRequest> { return request; },
+    studentsvc::detail::start_call<HttpResponse>(
+        std::move(context),
+        {"retry", studentsvc::Endpoint::get_student, false, idempotent, policy, false, false,
+         [&request]() -> studentsvc::Result<HttpRequest> { return request; }},
         [](studentsvc::Result<HttpResponse>&& o) { return std::move(o); },
         [&](studentsvc::Result<HttpResponse> r, int n) {
           outcome = std::move(r);

@@ -214,6 +214,8 @@ TEST_CASE("tool mock refuses a bad fixture file or half a TLS pair with one line
   };
   const std::vector<Case> cases = {
       {{"mock", "--students", dir.write("bad.json", R"({"students": [{"perm": "12"}]})")}, 3, "7-digit"},
+      {{"mock", "--students", dir.write("nfr.json", R"({"students": [{"perm": "7000001", "nfr": "yes"}]})")}, 3,
+       "field 'nfr' must be a boolean"},
       {{"mock", "--students", (dir.path() / "none.json").string()}, 3, "cannot open"},
       {{"mock", "--tls-cert", "only.pem"}, 2, "go together"},
       {{"mock", "--tls-cert", "no.pem", "--tls-key", "no.key"}, 3, "cannot read no.pem"},

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 
 #include "profiles.hpp"
 #include "support/process.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
@@ -67,6 +71,18 @@ TEST_CASE("tool --profile: a profile's settings and secret files reach the servi
   const auto by_default = tool({"--profile", "dev", "get", "1234567"}, {{"XDG_CONFIG_HOME", (dir.path() / "xdg").string()}});
   CHECK(by_default.status == 0);
   CHECK(server.request_count() == 3);
+}
+
+TEST_CASE("tool --profile: perm_syntax in a profile", "[tool][profile][perm_syntax]") {
+  MockServer server(studentsvc::testing::with_alphanumeric_perms());
+  const studentsvc::test::TempDir dir;
+  const auto config = write_config(dir, server, R"(, "perm_syntax": "alphanumeric")");
+  const auto r = tool({"--config", config, "--profile", "dev", "get", "A1B2C3D"}, {});
+  CHECK(r.status == 0);
+  CHECK(nlohmann::json::parse(r.out).at("lastName") == "Quispe");
+  const auto flag = tool({"--config", config, "--profile", "dev", "--perm-syntax", "digits", "get", "A1B2C3D"}, {});
+  CHECK(flag.status == 3);
+  CHECK(server.request_count() == 1);
 }
 
 TEST_CASE("tool --profile: flag beats environment beats profile beats default", "[tool][profile]") {
@@ -133,9 +149,117 @@ TEST_CASE("tool --profile: each mistake is one line and exit 3, before anything 
   CHECK(server.request_count() == 0);
 }
 
-TEST_CASE("read_secret_file drops one line break and refuses group or other access", "[tool][profile]") {
+TEST_CASE("tool --profile: a config file others can write is refused, as ssh refuses one", "[tool][profile]") {
+  MockServer server;
+  const studentsvc::test::TempDir dir;
+  const auto config = write_config(dir, server);
+  const Args args{"--config", config, "--profile", "dev", "get", "1234567"};
+  REQUIRE(tool(args, {}).status == 0);
+  const auto before = server.request_count();
+  const auto refused = [&](const std::string& what) {
+    const auto r = tool(args, {});
+    CHECK(r.status == 3);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(what));
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  };
+  const auto private_file = fs::perms::owner_read | fs::perms::owner_write;
+
+  // Anyone who can rewrite it could point base_url at their own listener and receive the keys.
+  for (const auto writable : {fs::perms::others_write, fs::perms::group_write}) {
+    fs::permissions(config, private_file | writable);
+    refused("config file " + config + " is writable by group or others, who could rewrite it: chmod go-w " + config);
+    fs::permissions(config, private_file);
+  }
+  // Its folder: the file could be replaced.
+  fs::permissions(dir.path(), fs::perms::group_write, fs::perm_options::add);
+  refused("the folder of config file " + dir.path().string() + " is writable by group or others");
+  fs::permissions(dir.path(), fs::perms::group_write, fs::perm_options::remove);
+  // A file the profile names: a CA bundle others can write lets them add their own CA.
+  dir.write("ca.pem", "-----BEGIN CERTIFICATE-----\n", private_file | fs::perms::others_write);
+  const auto with_ca = write_config(dir, server, R"(, "ca_bundle": "ca.pem")");
+  refused("ca_bundle " + (dir.path() / "ca.pem").string() + " is writable by group or others");
+  fs::permissions(dir.path() / "ca.pem", private_file);
+  (void)with_ca;
+  CHECK(server.request_count() == before);  // nothing sent
+  CHECK(tool(args, {}).status == 0);        // put right, it works again
+}
+
+TEST_CASE("tool --profile: a secret file in a folder others can write is refused, though the file is 0600",
+          "[tool][profile]") {
+  // Whoever can write the folder can replace the file: the key the tool sends would be theirs.
+  MockServer server;
+  const studentsvc::test::TempDir dir;
+  const auto o = server.client_options();
+  fs::create_directory(dir.path() / "keys");
+  fs::permissions(dir.path() / "keys", fs::perms::owner_all);
+  dir.write("keys/api.key", std::string(o.auth.api_key.reveal()) + "\n");
+  const auto config = dir.write("config.json", R"({"profiles": {"dev": {"base_url": ")" + server.base_url() +
+                                                   R"(", "allow_insecure_loopback": true, "api_key_file": "keys/api.key"}}})");
+  const Args args{"--config", config, "--profile", "dev", "config"};
+  REQUIRE(tool(args, {}).status == 0);  // the control: private folder, private file
+  for (const auto writable : {fs::perms::group_write, fs::perms::others_write}) {
+    fs::permissions(dir.path() / "keys", writable, fs::perm_options::add);
+    const auto r = tool(args, {});
+    CHECK(r.status == 3);
+    CHECK_THAT(r.err, Catch::Contains("the folder of api_key_file " + (dir.path() / "keys").string() +
+                                      " is writable by group or others"));
+    CHECK(r.err.find(std::string(o.auth.api_key.reveal())) == std::string::npos);
+    fs::permissions(dir.path() / "keys", writable, fs::perm_options::remove);
+  }
+  CHECK(tool(args, {}).status == 0);  // put right, it works again
+  CHECK(server.request_count() == 0);
+}
+
+TEST_CASE("tool --profile: a config file another user owns is refused", "[tool][profile]") {
+  // Root may own it (a file installed by the system); anyone else may not.
+  if (::geteuid() != 0) STUDENTSVC_SKIP("not root: the other-owner case needs chown");
+  MockServer server;
+  const studentsvc::test::TempDir dir;
+  const auto config = write_config(dir, server);
+  const Args args{"--config", config, "--profile", "dev", "get", "1234567"};
+  REQUIRE(tool(args, {}).status == 0);
+  const auto before = server.request_count();
+  REQUIRE(::chown(config.c_str(), 65534, 65534) == 0);
+  const auto r = tool(args, {});
+  CHECK(r.status == 3);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("config file " + config + " is owned by another user (uid 65534)"));
+  // A secret file owned by another user, in a folder that is not.
+  REQUIRE(::chown(config.c_str(), 0, 0) == 0);
+  const auto key = (dir.path() / "api.key").string();
+  REQUIRE(::chown(key.c_str(), 65534, 65534) == 0);
+  const auto secret = tool(args, {});
+  CHECK(secret.status == 3);
+  CHECK_THAT(secret.err, Catch::Contains("api_key_file " + key + " is owned by another user (uid 65534)"));
+  REQUIRE(::chown(key.c_str(), 0, 0) == 0);
+  CHECK(server.request_count() == before);  // nothing sent
+  CHECK(tool(args, {}).status == 0);
+}
+
+TEST_CASE("tool --profile: a FIFO as a secret file or CA bundle is refused, never waited on", "[tool][profile]") {
+  MockServer server;
+  const studentsvc::test::TempDir dir;
+  const auto fifo = (dir.path() / "key.fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto as_secret = dir.write("fifo.json", R"({"profiles": {"dev": {"api_key_file": "key.fifo"}}})");
+  const auto r = tool({"--config", as_secret, "--profile", "dev", "get", "1234567"}, {});  // a hang fails after 60 s
+  CHECK(r.status == 3);
+  CHECK_THAT(r.err, Catch::Contains("api_key_file " + fifo + " is not a regular file"));
+  const auto as_ca = tool({"--base-url", "https://127.0.0.1:1", "--api-key", "k", "--ca-bundle", fifo, "get", "1234567"}, {});
+  CHECK(as_ca.status == 3);
+  CHECK_THAT(as_ca.err, Catch::Contains("is not a regular file"));
+  const auto as_config = tool({"--config", fifo, "--profile", "dev", "get", "1234567"}, {});
+  CHECK(as_config.status == 3);
+  CHECK_THAT(as_config.err, Catch::Contains("is not a regular file"));
+  CHECK(server.request_count() == 0);
+}
+
+TEST_CASE("read_secret_file drops every trailing line break and refuses group or other access", "[tool][profile]") {
   const studentsvc::test::TempDir dir;
   CHECK(studentsvc_cli::read_secret_file("k", dir.write("a", "secret\r\n")).value() == "secret");
+  CHECK(studentsvc_cli::read_secret_file("k", dir.write("a2", "secret\n\n")).value() == "secret");
+  CHECK(studentsvc_cli::read_secret_file("k", dir.write("a3", "secret\r\n\r\n\r")).value() == "secret");
   CHECK(studentsvc_cli::read_secret_file("k", dir.write("b", "two\nlines\n")).value() == "two\nlines");
   CHECK_FALSE(studentsvc_cli::read_secret_file("k", dir.write("c", "\n")));
   CHECK_FALSE(studentsvc_cli::read_secret_file(

@@ -4,6 +4,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -11,6 +18,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,14 +30,17 @@
 #include <utility>
 #include <vector>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <studentsvc/testing/mock_server.hpp>
 
 #include "csv.hpp"
+#include "support/plain_http_listener.hpp"
 #include "support/process.hpp"
 #include "support/raw_server.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_pki.hpp"
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
 namespace tool_roster_test {
@@ -441,6 +453,54 @@ TEST_CASE("tool get with a wrong base URL path stops after the first chunk with 
   CHECK(right.status == 10);
 }
 
+TEST_CASE("tool get stops at a host that does not resolve and at a failed TLS handshake, as at a 401", "[tool]") {
+  // Each lookup fails alike (after its retries, the tool's default): every
+  // further lookup would repeat it. --fail-fast stops at the first row; without
+  // it the first chunk (4 x --concurrency answers) decides. Not 100 rows and exit 10.
+  const studentsvc::test::PlainHttpListener listener;
+  struct Target {
+    std::string name;
+    std::string base_url;
+    std::string message;
+  };
+  // An index: the generator outlives this run, the listener (and its port) does not.
+  const std::vector<Target> targets{{"no such host", "https://no-such-host.invalid", "transport: DNS lookup failed: "},
+                                    {"https:// to plain HTTP", listener.https_url(), "transport: TLS handshake failed: "}};
+  const Target& t = targets.at(GENERATE(0U, 1U));
+  CAPTURE(t.name);
+  const auto perms = roster_perms(100);
+  const Args flags{"--base-url", t.base_url, "--api-key", "k"};
+
+  const auto fast = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "2", "--fail-fast"}), perms));
+  CHECK(fast.status == 4);  // transport
+  CHECK_THAT(fast.err, Catch::Contains("get: stopped by --fail-fast: " + t.message));
+  const auto fast_counts = summary_counts(fast.err);
+  REQUIRE(fast_counts);
+  CHECK(fast_counts->looked_up == 1);  // in input order the first row already stops it
+  CHECK(fast_counts->failed == 1);
+  const auto fast_rows = studentsvc_cli::parse_csv(fast.out);
+  REQUIRE(fast_rows);
+  REQUIRE(fast_rows->size() == 2);  // the header and that row
+  CHECK(fast_rows->at(1).at(0) == perm_of(0));
+  CHECK_THAT(fast_rows->at(1).back(), Catch::StartsWith(t.message));
+  const int after_fast = listener.connections();
+  if (t.base_url == listener.https_url()) CHECK(after_fast <= 2 * 3);  // 2 in flight, 3 attempts each
+
+  const auto chunk = tool(concat(concat(flags, {"get", "-o", "csv", "--concurrency", "2"}), perms));
+  CHECK(chunk.status == 4);
+  CHECK_THAT(chunk.err, Catch::Contains("get: stopped: the first 8 lookups all failed the same way, a configuration "
+                                        "error: " + t.message));
+  const auto counts = summary_counts(chunk.err);
+  REQUIRE(counts);
+  CHECK(counts->looked_up == 8);
+  CHECK(counts->failed == 8);
+  const auto rows = studentsvc_cli::parse_csv(chunk.out);
+  REQUIRE(rows);
+  CHECK(rows->size() == 8 + 1);
+  // The 8 answers and the one still in flight then, 3 attempts each: not 100 lookups.
+  if (t.base_url == listener.https_url()) CHECK(listener.connections() - after_fast <= 9 * 3);
+}
+
 TEST_CASE("tool get: a slow first lookup does not let more be sent before the first answers decide", "[tool]") {
   // The first perm's answer comes late; the first 16 answers to arrive (all the
   // web server's 404) decide, not the first 16 in input order.
@@ -588,6 +648,281 @@ TEST_CASE("tool get --concurrency 100 has 100 lookups in flight at once, not 64"
   const auto rows = studentsvc_cli::parse_csv(r.out);
   REQUIRE(rows);
   CHECK(rows->size() == static_cast<std::size_t>(wanted) + 1);
+}
+
+}  // namespace tool_roster_test
+
+namespace tool_roster_test {
+
+namespace {
+
+std::vector<std::string> lines_in(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+/// The "perm" of each ndjson line of `out`.
+std::vector<std::string> perms_written(const std::string& out) {
+  std::vector<std::string> perms;
+  std::size_t start = 0;
+  for (auto end = out.find('\n'); end != std::string::npos; start = end + 1, end = out.find('\n', start)) {
+    perms.push_back(nlohmann::json::parse(out.substr(start, end - start)).at("perm").get<std::string>());
+  }
+  return perms;
+}
+
+Args with_api_key(Args flags, const std::string& key) {
+  for (std::size_t i = 0; i + 1 < flags.size(); ++i) {
+    if (flags[i] == "--api-key") flags[i + 1] = key;
+  }
+  return flags;
+}
+
+}  // namespace
+
+TEST_CASE("tool get --failed-to keeps every perm not looked up, and may name its own input", "[tool]") {
+  MockServer server(roster_options(200));
+  const studentsvc::test::TempDir dir;
+  const auto perms = roster_perms(200);
+
+  // A refused key: the first chunk fails with 401, the rest is not sent; all 200 are there to re-run.
+  const auto retry = dir.write("retry.txt", lines_of(perms));
+  const auto refused = tool(concat(with_api_key(flags_for(server), "wrong-key"),
+                                   {"get", "--from", retry, "--failed-to", retry, "-q"}));
+  CHECK(refused.status == 6);
+  CHECK(sorted(lines_in(retry)) == perms);  // before: 200 lines became 0
+
+  // An untrusted CA: the first chunk fails the certificate check, the rest is not sent.
+  const studentsvc::test::TestPki pki;
+  MockServer tls(roster_options(200), pki.server_cert.string(), pki.server_key.string());
+  Args tls_flags = flags_for(tls);
+  tls_flags[1] = tls.base_url();
+  const auto retry_tls = dir.write("retry-tls.txt", lines_of(perms));
+  // Four at a time: 16 TLS handshakes at once against an ASan-built mock on a
+  // loaded machine can time out, which is not the certificate error checked here.
+  const auto untrusted =
+      tool(concat(tls_flags, {"get", "--from", retry_tls, "--failed-to", retry_tls, "-q", "--concurrency", "4"}));
+  CHECK(untrusted.status == 4);
+  CHECK(sorted(lines_in(retry_tls)) == perms);  // before: 64 of 200
+  CHECK(tls.request_count() == 0);
+
+  // Once fixed, the file re-runs; what is found leaves it, the input itself rewritten (renamed over).
+  const auto again = tool(concat(flags_for(server), {"get", "--from", retry, "--failed-to", retry, "-q"}));
+  CHECK(again.status == 0);
+  CHECK(sorted(perms_written(again.out)) == perms);
+  CHECK(lines_in(retry).empty());
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 2);
+}
+
+TEST_CASE("tool get --failed-to is complete when the reader goes away (EPIPE) and on SIGINT", "[tool]") {
+  // Perm i, i % 500 == 499, is not in the roster: a 404, written in place, never worth retrying.
+  MockServerOptions options = roster_options(2000);
+  options.latency = std::chrono::milliseconds(5);
+  MockServer server(options);
+  const studentsvc::test::TempDir dir;
+  const auto perms = roster_perms(2000);
+  const auto many = dir.write("many.txt", lines_of(perms));
+
+  SECTION("| head -c1: the reader goes away") {
+    const auto failed = (dir.path() / "f.txt").string();
+    studentsvc::test::ProcessControl control;
+    control.on_output = [](pid_t, const studentsvc::test::ProcessResult& r) { return r.out.empty(); };
+    const auto r = studentsvc::test::run_process(
+        cli, concat(flags_for(server), {"get", "--from", many, "--failed-to", failed, "-q"}), {}, control);
+    CHECK(r.status == 1);  // a write error, not death by SIGPIPE (141)
+    CHECK(r.err == "studentsvc: could not write the output\n");
+    // Every perm from the one whose record could not be written on is listed.
+    const auto listed = sorted(lines_in(failed));
+    REQUIRE_FALSE(listed.empty());
+    const auto from = std::find(perms.begin(), perms.end(), listed.front());
+    REQUIRE(from != perms.end());
+    CHECK(listed == std::vector<std::string>(from, perms.end()));  // a 404 not written is listed too: not looked up
+  }
+
+  SECTION("Ctrl-C: the batch stops, the file is still written") {
+    const auto failed = (dir.path() / "g.txt").string();
+    studentsvc::test::ProcessControl control;
+    bool sent = false;
+    control.on_output = [&](pid_t pid, const studentsvc::test::ProcessResult& r) {
+      if (!sent && r.out.size() > 1000) {
+        ::kill(pid, SIGINT);
+        sent = true;
+      }
+      return true;
+    };
+    const auto r = studentsvc::test::run_process(
+        cli, concat(flags_for(server), {"get", "--from", many, "--failed-to", failed, "-q"}), {}, control);
+    REQUIRE(sent);
+    CHECK(r.status == 130);
+    CHECK_THAT(r.err, Catch::Contains("get: interrupted by SIGINT; the perms not looked up are in " + failed));
+    // Each perm is written (found, or its 404 row) or listed, never both, never neither.
+    const auto written = perms_written(r.out);
+    const auto listed = lines_in(failed);
+    CHECK(written.size() < perms.size());
+    auto all = written;
+    all.insert(all.end(), listed.begin(), listed.end());
+    CHECK(sorted(all) == perms);
+  }
+}
+
+namespace {
+
+/// How many entries `dir` holds: a FILE.XXXXXX left behind by --failed-to shows here.
+std::size_t entries_in(const std::filesystem::path& dir) {
+  return static_cast<std::size_t>(
+      std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()));
+}
+
+}  // namespace
+
+TEST_CASE("tool get --fail-fast --failed-to lists every perm not looked up, and SIGTERM stops a batch as SIGINT does",
+          "[tool]") {
+  const studentsvc::test::TempDir dir;
+  const auto perms = roster_perms(200);
+  const auto many = dir.write("many.txt", lines_of(perms));
+
+  SECTION("--fail-fast after a 401: the failed and the never sent are all listed") {
+    MockServer server(roster_options(200));
+    const auto failed = (dir.path() / "f.txt").string();
+    const auto r = tool(concat(with_api_key(flags_for(server), "wrong-key"),
+                               {"get", "--from", many, "--fail-fast", "--failed-to", failed, "-q", "--concurrency", "4"}));
+    CHECK(r.status == 6);  // the 401's own status
+    CHECK_THAT(r.err, Catch::Contains("stopped by --fail-fast"));
+    CHECK(server.request_count() < perms.size());  // it did stop sending
+    CHECK(sorted(lines_in(failed)) == perms);
+    CHECK(entries_in(dir.path()) == 2);  // many.txt and f.txt: no temporary file left
+  }
+
+  SECTION("SIGTERM: the batch stops, the file is still written, exit 143") {
+    MockServerOptions options = roster_options(2000);
+    options.latency = std::chrono::milliseconds(5);
+    MockServer server(options);
+    const auto long_list = dir.write("long.txt", lines_of(roster_perms(2000)));
+    const auto failed = (dir.path() / "t.txt").string();
+    studentsvc::test::ProcessControl control;
+    bool sent = false;
+    control.on_output = [&](pid_t pid, const studentsvc::test::ProcessResult& r) {
+      if (!sent && r.out.size() > 1000) {
+        ::kill(pid, SIGTERM);
+        sent = true;
+      }
+      return true;
+    };
+    const auto r = studentsvc::test::run_process(
+        cli, concat(flags_for(server), {"get", "--from", long_list, "--failed-to", failed, "-q"}), {}, control);
+    REQUIRE(sent);
+    CHECK(r.status == 143);
+    CHECK_THAT(r.err, Catch::Contains("get: interrupted by SIGTERM; the perms not looked up are in " + failed));
+    const auto written = perms_written(r.out);
+    const auto listed = lines_in(failed);
+    CHECK(written.size() < 2000);
+    auto all = written;
+    all.insert(all.end(), listed.begin(), listed.end());
+    CHECK(sorted(all) == roster_perms(2000));
+    CHECK(entries_in(dir.path()) == 3);  // many.txt, long.txt, t.txt
+  }
+}
+
+TEST_CASE("tool get of one perm with --failed-to: SIGINT and SIGTERM cancel it, the file lists it, none left behind",
+          "[tool]") {
+  // The server holds the request until the tool hangs up: the lookup is in
+  // flight when the signal comes. Before, the one-perm path had no handler:
+  // the tool died, leaving f.txt.XXXXXX and no f.txt.
+  studentsvc::test::RawServer server([](int fd, int) {
+    if (studentsvc::test::RawServer::read_request(fd, std::chrono::milliseconds(30000)).empty()) return;
+    char byte = 0;
+    pollfd p{fd, POLLIN, 0};
+    for (int i = 0; i < 300 && ::poll(&p, 1, 100) == 0; ++i) {
+    }
+    (void)!::recv(fd, &byte, 1, 0);  // the peer hung up (or 30 s passed)
+  });
+  const Args flags{"--base-url", server.base_url(), "--insecure-loopback", "--api-key", "k", "--retries", "0",
+                   "--timeout", "60000"};
+  for (const int signal : {SIGINT, SIGTERM}) {
+    INFO("signal " << signal);
+    const studentsvc::test::TempDir dir;
+    const auto failed = (dir.path() / "f.txt").string();
+    studentsvc::test::ProcessControl control;
+    bool sent = false;
+    control.on_output = [&](pid_t pid, const studentsvc::test::ProcessResult& r) {
+      // -v -v logs the request's (redacted) headers as it is made: the handler is in place by then.
+      if (!sent && r.err.find("headers:") != std::string::npos) {
+        ::kill(pid, signal);
+        sent = true;
+      }
+      return true;
+    };
+    const auto r = studentsvc::test::run_process(
+        cli, concat(flags, {"-v", "-v", "get", "1234567", "--failed-to", failed}), {}, control);
+    REQUIRE(sent);
+    CHECK(r.status == 128 + signal);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(std::string("get: interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                      "; the perms not looked up are in " + failed));
+    CHECK(lines_in(failed) == std::vector<std::string>{"1234567"});
+    CHECK(entries_in(dir.path()) == 1);  // f.txt only: no f.txt.XXXXXX left
+  }
+}
+
+TEST_CASE("tool get --from streams its input: lookups start before it ends, a line is bounded", "[tool]") {
+  MockServer server(roster_options(10));
+  const studentsvc::test::TempDir dir;
+
+  // A FIFO: the second perm is written only once the first one was sent (the whole list was read first before).
+  const auto fifo = (dir.path() / "perms.fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  bool sent_before_the_end = false;
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);  // waits for the tool to open it
+    const std::string first = perm_of(0) + "\n";
+    const std::string second = perm_of(1) + "\n";
+    (void)!::write(fd, first.data(), first.size());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (server.request_count() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    sent_before_the_end = server.request_count() > 0;
+    (void)!::write(fd, second.data(), second.size());
+    ::close(fd);
+  });
+  const auto streamed = tool(concat(flags_for(server), {"get", "--from", fifo, "-q"}));
+  writer.join();
+  CHECK(sent_before_the_end);
+  CHECK(streamed.status == 0);
+  CHECK(perms_written(streamed.out) == std::vector<std::string>{perm_of(0), perm_of(1)});
+
+  // A line longer than 64 KiB is not a perm list: refused with its number, before anything is sent.
+  const auto before = server.request_count();
+  const auto huge = dir.write("huge.txt", perm_of(0) + "\n" + std::string(100'000, '7') + "\n");
+  const auto refused = tool(concat(flags_for(server), {"get", "--from", huge}));
+  CHECK(refused.status == 3);
+  CHECK(refused.err == "studentsvc: get: --from " + huge + ": line 2 is longer than 65536 bytes: not a perm list or CSV\n");
+  CHECK(server.request_count() == before);
+  // On stdin, found mid-way: the perms before it are looked up, then the error, exit 3.
+  studentsvc::test::ProcessControl control;
+  control.stdin_pipe = true;
+  control.input = perm_of(2) + "\n" + std::string(100'000, '7') + "\n" + perm_of(3) + "\n";
+  const auto piped = studentsvc::test::run_process(cli, concat(flags_for(server), {"get", "--from", "-", "-q"}), {},
+                                                   control);
+  CHECK(piped.status == 3);
+  CHECK(perms_written(piped.out) == std::vector<std::string>{perm_of(2)});
+  CHECK_THAT(piped.err, Catch::Contains("--from -: line 2 is longer than 65536 bytes"));
+
+  // A directory says so; a BOM (Excel's "CSV UTF-8") is skipped.
+  const auto folder = tool(concat(flags_for(server), {"get", "--from", dir.path().string()}));
+  CHECK(folder.status == 3);
+  CHECK_THAT(folder.err, Catch::Contains("is a directory"));
+  const auto bom = dir.write("bom.csv", "\xEF\xBB\xBFperm,name\r\n" + perm_of(4) + ",Zoë\r\n");
+  const auto excel = tool(concat(flags_for(server), {"get", "--from", bom, "--column", "perm", "-q"}));
+  CHECK(excel.status == 0);
+  CHECK(perms_written(excel.out) == std::vector<std::string>{perm_of(4)});
 }
 
 }  // namespace tool_roster_test

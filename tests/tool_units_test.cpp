@@ -1,6 +1,6 @@
 // The studentsvc tool's parts on their own: RFC 4180 CSV, perm input, the
 // progress and summary lines, argument parsing, fail-fast's rule and the mock's
-// fixture file (tools/studentsvc/*.hpp).
+// fixture file (tools/studentsvc/, through the studentsvc_cli_lib library).
 
 #include <catch2/catch.hpp>
 
@@ -12,12 +12,14 @@
 #include <studentsvc/studentsvc.hpp>
 
 #include "cli_args.hpp"
-#include "commands.hpp"
-#include "csv.hpp"
-#include "cmd/mock.hpp"
+#include "cmd/get/get.hpp"
 #include "cmd/get/perm_input.hpp"
 #include "cmd/get/progress.hpp"
 #include "cmd/get/roster.hpp"
+#include "cmd/mock/mock.hpp"
+#include "commands.hpp"
+#include "csv.hpp"
+#include "exit_status.hpp"
 #include "student_output.hpp"
 
 // Its own namespace: a test program compiles several files as one TU (unity build, tests/CMakeLists.txt).
@@ -35,6 +37,68 @@ TEST_CASE("csv_field quotes only what RFC 4180 needs and keeps bytes", "[tool][c
   CHECK(csv_field("cr\r") == "\"cr\r\"");
   CHECK(csv_field(" padded") == "\" padded\"");
   CHECK(csv_record({"a", "b,c", ""}) == "a,\"b,c\",\r\n");
+}
+
+TEST_CASE("csv output neutralises a cell a spreadsheet would run as a formula, unless --csv-raw", "[tool][csv]") {
+  // OWASP's CSV injection list: =, +, -, @, tab and CR; the cell gets a ' and is quoted.
+  for (const std::string cell : {"=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"}) {
+    INFO(cell);
+    const auto written = csv_field(cell, CsvFormulas::neutralise);
+    CHECK(written.starts_with("\"'"));
+    CHECK(written.ends_with("\""));
+    CHECK(parse_csv(written + "\r\n")->front().front() == "'" + cell);
+    CHECK(csv_field(cell, CsvFormulas::keep) == csv_field(cell));  // --csv-raw: as RFC 4180 alone writes it
+  }
+  CHECK(csv_field("Ana", CsvFormulas::neutralise) == "Ana");
+  CHECK(csv_field("O'Brien-Núñez", CsvFormulas::neutralise) == "O'Brien-Núñez");
+  CHECK(csv_field("", CsvFormulas::neutralise).empty());
+
+  // A hostile server's record, row by row: every field of it neutralised in csv_row, none with --csv-raw.
+  studentsvc::StudentExtended s;
+  s.perm = "1234567";
+  s.first_name = "=cmd|' /C calc'!A0";
+  s.last_name = "@evil";
+  const auto row = csv_row("1234567", s);
+  CHECK_THAT(row, Catch::Contains(",\"'=cmd|' /C calc'!A0\",\"'@evil\","));
+  const auto raw = csv_row("1234567", s, CsvFormulas::keep);
+  CHECK_THAT(raw, Catch::Contains(",=cmd|' /C calc'!A0,@evil,"));
+  std::ostringstream out;
+  ResultWriter writer(out, Format::csv);
+  writer.result("1234567", s);
+  CHECK_THAT(out.str(), Catch::Contains("\"'@evil\""));
+}
+
+TEST_CASE("printable strips escape sequences, C1 controls and bidi overrides, and keeps UTF-8", "[tool]") {
+  CHECK(printable("Zoë Núñez 🌟") == "Zoë Núñez 🌟");
+  CHECK(printable("red\x1b[31mtext\x1b[0m") == "redtext");                      // CSI
+  CHECK(printable("a\x1b]0;owned title\x07" "b") == "ab");                          // OSC to BEL
+  CHECK(printable("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b") == "alinkb");    // OSC to ST (a hyperlink)
+  CHECK(printable("a\x1b" "cb") == "ab");                                         // ESC c: reset
+  CHECK(printable("a\x1b(0b") == "ab");                                           // a charset switch
+  CHECK(printable("a\xc2\x9b" "31mb") == "a31mb");                                 // U+009B, the 8-bit CSI
+  CHECK(printable("a\xc2\x85" "b") == "ab");                                       // U+0085, another C1
+  CHECK(printable("abc\xe2\x80\xae" "evil.exe") == "abcevil.exe");                   // U+202E RIGHT-TO-LEFT OVERRIDE
+  CHECK(printable("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad") == "");          // U+202A..U+202D
+  CHECK(printable("x\xe2\x81\xa6y\xe2\x81\xa9z") == "xyz");                        // U+2066 ... U+2069 isolates
+  CHECK(printable("\xe2\x80\x8e") == "\xe2\x80\x8e");                                // U+200E (a mark, not an override) stays
+  CHECK(printable("raw\x9b" "byte\xff") == "raw?byte?");                          // not UTF-8
+  CHECK(printable("two\nlines\tand\x7f") == "two lines and");
+  CHECK(printable_lines("a\x1b[2J\nb\n") == "a\nb\n");
+
+  // The table output and the batch's table blocks go through it.
+  studentsvc::StudentExtended s;
+  s.perm = "1234567";
+  s.first_name = "Ana\x1b]0;pwned\x07\xe2\x80\xae";
+  std::ostringstream table;
+  print_student_table(table, s, true);
+  CHECK(table.str().find('\x1b') == std::string::npos);
+  CHECK(table.str().find("\xe2\x80\xae") == std::string::npos);
+  CHECK_THAT(table.str(), Catch::Contains("Ana\n"));
+  // JSON and NDJSON stay byte for byte (JSON escapes the C0 controls itself).
+  std::ostringstream ndjson;
+  ResultWriter writer(ndjson, Format::ndjson);
+  writer.result("1234567", s);
+  CHECK_THAT(ndjson.str(), Catch::Contains(R"("firstName":"Ana\u001b]0;pwned\u0007)" "\xe2\x80\xae\""));
 }
 
 TEST_CASE("parse_csv reads what csv_record writes, and refuses stray quotes", "[tool][csv]") {
@@ -63,6 +127,31 @@ TEST_CASE("perms_from_text: lines or a named CSV column", "[tool]") {
   CHECK_THAT(perms_from_text("perm\n\"1", std::string("perm")).error(), Catch::Contains("malformed"));
 }
 
+TEST_CASE("perm input skips a UTF-8 BOM (Excel's CSV UTF-8) and refuses an over-long line", "[tool]") {
+  const std::string bom = "\xEF\xBB\xBF";
+  CHECK(perms_from_text(bom + "1234567\r\n2345678\r\n", std::nullopt).value() ==
+        std::vector<std::string>{"1234567", "2345678"});
+  CHECK(perms_from_text(bom + "name,perm\r\nAna,1234567\r\n", std::string("name")).value() ==
+        std::vector<std::string>{"Ana"});
+  CHECK(perms_from_text(bom + "perm\r\n1234567\r\n", std::string("perm")).value() ==
+        std::vector<std::string>{"1234567"});
+  CHECK(perms_from_text(bom, std::nullopt).value().empty());
+  // Only at the start: a BOM inside is the line's own bytes.
+  CHECK(perms_from_text("1234567\n" + bom + "2345678\n", std::nullopt).value().back() == bom + "2345678");
+
+  // A line (or CSV record) over the cap is refused with its number, not held.
+  const std::string huge(max_input_line_bytes + 1, '1');
+  const auto long_line = perms_from_text("1234567\n" + huge + "\n2345678\n", std::nullopt);
+  REQUIRE_FALSE(long_line);
+  CHECK_THAT(long_line.error(), Catch::Contains("line 2 is longer than 65536 bytes"));
+  CHECK(perms_from_text(std::string(max_input_line_bytes, '1') + "\n", std::nullopt).value().size() == 1);
+  const auto long_record = perms_from_text("perm,notes\n1234567,\"" + std::string(40'000, 'x') + "\n" +
+                                               std::string(40'000, 'x') + "\"\n",
+                                           std::string("perm"));
+  REQUIRE_FALSE(long_record);
+  CHECK_THAT(long_record.error(), Catch::Contains("CSV record 2 is longer than 65536 bytes"));
+}
+
 TEST_CASE("progress_line shows done/total, percent, rate, ETA and failures, summary_line the totals", "[tool]") {
   using std::chrono::seconds;
   const auto half = progress_line({2500, 5000, 3}, seconds(10));
@@ -74,23 +163,6 @@ TEST_CASE("progress_line shows done/total, percent, rate, ETA and failures, summ
   CHECK(summary_line({5000, 5000, 10}, seconds(4), false) == "5000 looked up, 4990 found, 10 failed in 4.0s (1250/s)");
   CHECK(summary_line({16, 400, 16}, seconds(1), true) ==
         "16 looked up, 0 found, 16 failed in 1.0s (16.0/s); stopped, 384 not sent");
-}
-
-TEST_CASE("fail-fast stops on errors every lookup would repeat, not on a missing student", "[tool]") {
-  using studentsvc::ErrorKind;
-  studentsvc::ApiError e;
-  e.kind = ErrorKind::unauthorized;
-  CHECK(repeats_for_every_lookup(e));
-  e.kind = ErrorKind::transport;
-  e.retryable = false;  // TLS, certificate, a host that does not resolve
-  CHECK(repeats_for_every_lookup(e));
-  e.retryable = true;  // a timeout, a reset: the next lookup may well succeed
-  CHECK_FALSE(repeats_for_every_lookup(e));
-  for (const auto kind : {ErrorKind::not_found, ErrorKind::invalid_argument, ErrorKind::http_status, ErrorKind::decode,
-                          ErrorKind::bad_request}) {
-    e.kind = kind;
-    CHECK_FALSE(repeats_for_every_lookup(e));
-  }
 }
 
 TEST_CASE("a batch names a failed input by itself when it looks like a perm, else by position", "[tool]") {
@@ -200,7 +272,7 @@ TEST_CASE("get --failed-to keeps only the failures worth retrying", "[tool]") {
   CHECK(worth_retrying(make_error(ErrorKind::http_status, "Too Many Requests", 429).error()));
   CHECK(worth_retrying(make_error(ErrorKind::http_status, "Bad Gateway", 502).error()));
   CHECK_FALSE(worth_retrying(make_error(ErrorKind::not_found, "Student not found.", 404).error()));
-  CHECK_FALSE(worth_retrying(make_error(ErrorKind::unauthorized, "denied", 401).error()));
+  CHECK(worth_retrying(make_error(ErrorKind::unauthorized, "denied", 401).error()));  // every lookup repeats it: retry once fixed
   CHECK_FALSE(worth_retrying(make_error(ErrorKind::invalid_argument, "not 7 digits").error()));
   studentsvc::ApiError open;  // what the SDK's circuit breaker answers while the service is down
   open.kind = ErrorKind::circuit_open;
@@ -228,6 +300,10 @@ TEST_CASE("mock fixtures: students and tokens in the interface's keys, each mist
       {R"({"tokens": []})", "JWT: perm"},
       {R"({"tokens": {"t": 7000001}})", "must be a perm string"},
       {R"({"studnets": []})", "unknown key \"studnets\""},
+      // Each student as the interface types it (what the SDK would refuse to decode is never served).
+      {R"({"students": [{"perm": "7000001", "nfr": "yes"}]})", "students[0] does not match the interface: field 'nfr'"},
+      {R"({"students": [{"perm": "7000001", "firstName": 5}]})", "field 'firstName'"},
+      {R"({"students": [{"perm": "7000001", "firstname": "Zoë"}]})", "\"firstname\" is not a field of the interface"},
   };
   for (const auto& [text, why] : bad) {
     INFO(text);
@@ -236,6 +312,19 @@ TEST_CASE("mock fixtures: students and tokens in the interface's keys, each mist
     CHECK_THAT(r.error(), Catch::Contains(why));
   }
   CHECK(shell_quoted("it's") == "'it'\\''s'");
+}
+
+TEST_CASE("mock fixtures follow --perm-syntax", "[tool][mock][perm_syntax]") {
+  const std::string text = R"({"students": [{"perm": "A1B2C3D", "firstName": "Avery"}], "tokens": {"jwt-a": "A1B2C3D"}})";
+  const auto digits = parse_mock_fixtures(text);
+  REQUIRE_FALSE(digits);
+  CHECK_THAT(digits.error(), Catch::Contains("no 7-digit \"perm\""));
+  const auto alphanumeric = parse_mock_fixtures(text, studentsvc::PermSyntax::alphanumeric);
+  REQUIRE(alphanumeric);
+  CHECK(alphanumeric->students.at("A1B2C3D").at("firstName") == "Avery");
+  const auto slash = parse_mock_fixtures(R"({"students": [{"perm": "A1B2C3/"}]})", studentsvc::PermSyntax::alphanumeric);
+  REQUIRE_FALSE(slash);
+  CHECK_THAT(slash.error(), Catch::Contains("7 letters or digits"));
 }
 
 }  // namespace tool_units_test

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <httplib.h>
+
 #include <studentsvc/client.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 

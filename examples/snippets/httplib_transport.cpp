@@ -1,7 +1,7 @@
 // httplib_transport: plug your own HTTP stack into studentsvc.
 //
 //   httplib_transport [perm]          # against the bundled mock server, no network
-//   httplib_transport --env [perm]    # STUDENTSVC_BASE_URL, STUDENTSVC_API_KEY, ... (see the README)
+//   httplib_transport --env [perm]    # STUDENTSVC_BASE_URL, STUDENTSVC_API_KEY, ... (see docs/configuration.md)
 //
 // An app that already has an HTTP client, or cannot link libcurl, builds the
 // SDK with -DSTUDENTSVC_WITH_CURL=OFF (no libcurl anywhere: CMake does not even

@@ -1,4 +1,4 @@
-// The README's "Rotating credentials" example: a Client whose keys come from
+// docs/credentials.md's example: a Client whose keys come from
 // files that a secret manager replaces, run against the mock server, which
 // accepts the new key from the moment the files are rotated.
 #include <unistd.h>  // getpid

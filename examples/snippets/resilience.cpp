@@ -1,4 +1,4 @@
-// The README's "When the service is slow or down" examples, against the mock
+// docs/resilience.md's examples, against the mock
 // server: a circuit breaker, coalesced identical lookups and hedged lookups.
 #include <chrono>
 #include <iostream>

@@ -1,4 +1,4 @@
-// The README's "Asynchronous calls and large rosters" example: the future and
+// docs/async.md's "Asynchronous calls and large rosters" example: the future and
 // completion forms of an asynchronous call, and a roster streamed from a file
 // with progress, fail-fast and a stop token, against MockServer. The test
 // suite runs it and looks for "async example: ok".

@@ -1,4 +1,4 @@
-// The README's "Testing your app with the mock server" example: the two test
+// docs/testing.md's example: the two test
 // doubles of studentsvc::testing, with no network beyond 127.0.0.1.
 #include <iostream>
 #include <memory>

@@ -1,4 +1,4 @@
-// The README's "Observability" example: per-operation counters and a latency
+// docs/observability.md's example: per-operation counters and a latency
 // histogram fed by the instrumentation hooks (studentsvc::AttemptMetrics),
 // printed in Prometheus text format, against the mock server. No dependency
 // beyond the SDK.

@@ -9,6 +9,10 @@ COMPILED_PROBES are the same kind of TU in compiled mode (-DSTUDENTSVC_HEADER_ON
 what a TU costs when the bodies are in the studentsvc library); only this
 script measures them (run_bench.py times the bench build's header-only probes).
 
+MOCK_PROBES (when pkg-config knows cpp-httplib) are a test TU that starts one
+MockServer, header-only and with the compiled studentsvc::testing
+(-DSTUDENTSVC_TESTING_SEPARATE=1), side by side in the same run.
+
 Prints a table, one `BENCH name=value` line per measurement, and one
 `BENCH compile figure=...` line for each of the three figures CI's brief asks:
   calls_header_only  the TU making the three calls, header-only, / baseline
@@ -17,6 +21,11 @@ Prints a table, one `BENCH name=value` line per measurement, and one
                      includes just the standard and dependency headers the
                      SDK's headers include (generated from `-H`), / baseline
                      (goal <= 0.5)
+and one for the mock (issue 36):
+  mock_server_compiled  the MockServer TU with the compiled library, / the same
+                     TU header-only (goal <= 1/3: at least 3x faster)
+  python3 bench/compile_time.py --probes baseline,mock_server,mock_server_compiled
+measures only those.
 run_bench.py uses measure() with the bench build's own compile commands.
 """
 from __future__ import annotations
@@ -39,6 +48,8 @@ PROBES = {
     "sdk": ("compile_probe_sdk.cpp", "#include <studentsvc/studentsvc.hpp> (umbrella)", 1.3),
     "http": ("compile_probe_http.cpp", "#include <studentsvc/http.hpp> alone", 0.5),
     "calls": ("compile_probe_calls.cpp", "the umbrella + a TU making the three calls", None),
+    "asio_baseline": ("compile_probe_asio_baseline.cpp", "Boost.Asio's headers, three awaited ops, no SDK", None),
+    "asio": ("compile_probe_asio.cpp", "<studentsvc/asio.hpp> + the three calls awaited", None),
 }
 
 # Compiled mode: the same TUs built with COMPILED_FLAGS.
@@ -46,17 +57,31 @@ COMPILED_FLAGS = ["-DSTUDENTSVC_HEADER_ONLY=0"]
 COMPILED_PROBES = {
     "sdk_compiled": ("compile_probe_sdk.cpp", "the umbrella, compiled mode", None),
     "calls_compiled": ("compile_probe_calls_compiled.cpp", "client.hpp + a TU making the three calls, compiled", 1.1),
+    "asio_compiled": ("compile_probe_asio.cpp", "<studentsvc/asio.hpp> + the three calls awaited, compiled", None),
 }
+
+# MockServer: header-only, then with the bodies in the studentsvc::testing library.
+MOCK_COMPILED_FLAGS = ["-DSTUDENTSVC_TESTING_SEPARATE=1"]
+MOCK_PROBES = {
+    "mock_server": ("compile_probe_mock_server.cpp", "a test TU starting one MockServer, header-only", None),
+    "mock_server_compiled": ("compile_probe_mock_server.cpp", "the same, the compiled studentsvc::testing", None),
+}
+# The ratio of two probes: name -> (numerator, denominator, goal).
+PAIR_FIGURES = {"mock_server_compiled": ("mock_server_compiled", "mock_server", 1 / 3)}
 
 # Generated (umbrella_deps_source): the standard and dependency headers that the
 # SDK's own headers include, and nothing of the SDK, to tell the umbrella's own cost.
 DEPS_PROBE = ("umbrella_deps", "the std + dependency headers the umbrella includes")
 
-# The figures: name -> (numerator probes, subtracted probes, goal or None).
+# The figures: name -> (numerator probes, subtracted probes, goal or None[, denominator probe:
+# "baseline" unless given]).
 FIGURES = {
     "calls_header_only": (["calls"], [], None),
     "calls_compiled": (["calls_compiled"], [], 1.1),
     "umbrella_own": (["sdk"], ["umbrella_deps"], 0.5),
+    # Issue 37: the Asio TU against the same TU with Boost.Asio's headers and no SDK.
+    "asio_header_only": (["asio"], [], None, "asio_baseline"),
+    "asio_compiled": (["asio_compiled"], [], None, "asio_baseline"),
 }
 
 
@@ -104,11 +129,21 @@ def umbrella_deps_source(cxx: str, flags: list[str], include: str) -> str:
 def figures(r: dict[str, float]) -> dict[str, float]:
     """FIGURES from the minimum times: (sum of probes - subtracted) / baseline."""
     out = {}
-    for name, (plus, minus, _) in FIGURES.items():
-        if all(f"compile_{k}_s" in r for k in plus + minus):
+    for name, (plus, minus, *rest) in FIGURES.items():
+        denominator = rest[1] if len(rest) > 1 else "baseline"
+        if all(f"compile_{k}_s" in r for k in plus + minus + [denominator]):
             t = sum(r[f"compile_{k}_s"] for k in plus) - sum(r[f"compile_{k}_s"] for k in minus)
-            out[name] = t / r["compile_baseline_s"]
+            out[name] = t / r[f"compile_{denominator}_s"]
     return out
+
+
+def httplib_flags() -> list[str] | None:
+    """cpp-httplib's compile flags (its SSL and compression switches), or None without it."""
+    try:
+        run = subprocess.run(["pkg-config", "--cflags", "cpp-httplib"], capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    return shlex.split(run.stdout) if run.returncode == 0 else None
 
 
 def cpu_seconds(cmd: list[str], cwd: str | None) -> float:
@@ -138,7 +173,7 @@ def measure(cmds: dict[str, tuple[list[str], str | None]], repeats: int) -> dict
 
 def table(r: dict[str, float]) -> list[str]:
     lines = [f"{'probe':<52} {'CPU s':>7} {'/ baseline':>10} {'goal':>6}"]
-    probes = {**PROBES, **COMPILED_PROBES, DEPS_PROBE[0]: ("", DEPS_PROBE[1], None)}
+    probes = {**PROBES, **COMPILED_PROBES, DEPS_PROBE[0]: ("", DEPS_PROBE[1], None), **MOCK_PROBES}
     for key, (_, what, goal) in probes.items():
         if f"compile_{key}_s" not in r:
             continue
@@ -155,8 +190,11 @@ def main() -> int:
     ap.add_argument("--flags", default="-std=c++23 -O2", help="compiler flags (quoted, split like a shell)")
     ap.add_argument("--include", default=str(REPO / "include"), help="the SDK's include directory")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--probes", default="", help="comma-separated probe names to run (default: all; baseline always)")
     args = ap.parse_args()
     flags = shlex.split(args.flags)
+    wanted = set(filter(None, args.probes.split(","))) | {"baseline"} if args.probes else None
+    httplib = httplib_flags()
     with tempfile.TemporaryDirectory() as tmp:
         deps = Path(tmp) / "compile_probe_umbrella_deps.cpp"
         deps.write_text(umbrella_deps_source(args.cxx, flags, args.include))
@@ -167,6 +205,15 @@ def main() -> int:
                               str(REPO / "bench" / source), "-o", str(Path(tmp) / f"{key}.o")], None)
         cmds[DEPS_PROBE[0]] = ([args.cxx, *flags, f"-I{args.include}", "-c", str(deps),
                                 "-o", str(Path(tmp) / "umbrella_deps.o")], None)
+        if httplib is not None:
+            for key, (source, _, _) in MOCK_PROBES.items():
+                extra = MOCK_COMPILED_FLAGS if key.endswith("_compiled") else []
+                cmds[key] = ([args.cxx, *flags, *httplib, *extra, f"-I{args.include}", "-c",
+                              str(REPO / "bench" / source), "-o", str(Path(tmp) / f"{key}.o")], None)
+        else:
+            print("compile_time.py: pkg-config has no cpp-httplib; the MockServer probes are left out")
+        if wanted is not None:
+            cmds = {k: v for k, v in cmds.items() if k in wanted}
         r = measure(cmds, args.repeats)
     print(f"compile CPU time, minimum of {args.repeats}: {args.cxx} {args.flags}")
     print("\n".join(table(r)))
@@ -177,6 +224,12 @@ def main() -> int:
         verdict = "none" if goal is None else ("ok" if ratio <= goal else "missed")
         print(f"BENCH compile figure={name} over_baseline={ratio:.3f} goal={goal or 'none'} verdict={verdict}"
               f" baseline_s={r['compile_baseline_s']:.3f} repeats={args.repeats}")
+    for name, (num, den, goal) in PAIR_FIGURES.items():
+        if f"compile_{num}_s" in r and f"compile_{den}_s" in r:
+            ratio = r[f"compile_{num}_s"] / r[f"compile_{den}_s"]
+            verdict = "ok" if ratio <= goal else "missed"
+            print(f"BENCH compile figure={name} over_{den}={ratio:.3f} goal={goal:.3f} verdict={verdict}"
+                  f" {num}_s={r[f'compile_{num}_s']:.3f} {den}_s={r[f'compile_{den}_s']:.3f} repeats={args.repeats}")
     return 0
 
 

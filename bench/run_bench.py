@@ -177,18 +177,101 @@ def compile_command(build_dir: Path, source_name: str) -> tuple[list[str], str]:
     raise RuntimeError(f"{source_name} is not in {build_dir}/compile_commands.json")
 
 
-def measure_compile(build_dir: Path, repeats: int) -> dict[str, float]:
+# Probes a build may lack: the Asio ones exist only with studentsvc::asio (Boost found).
+OPTIONAL_PROBES = {"asio", "asio_baseline"}
+
+
+def measure_compile(build_dir: Path, repeats: int, only: set[str] | None = None) -> dict[str, float]:
     """CPU time (user + sys of the compiler and its children) is the figure: on a
     shared machine it does not depend on what else runs. The minimum of
-    `repeats` runs of each probe (compile_time.py), with the build's own command."""
+    `repeats` runs of each probe (compile_time.py), with the build's own command.
+    `only`: these probes and the baseline. An optional probe the build has no
+    command for (no Boost: no Asio probes) is left out, and said so."""
     with tempfile.TemporaryDirectory() as tmp:
         cmds = {}
         for key, (name, _, _) in compile_time.PROBES.items():
-            cmd, cwd = compile_command(build_dir, name)
+            if only is not None and key not in only and key != "baseline":
+                continue
+            try:
+                cmd, cwd = compile_command(build_dir, name)
+            except RuntimeError as e:
+                if key not in OPTIONAL_PROBES:
+                    raise
+                log(f"(f) {e}: the {key} probe is left out")
+                continue
             i = cmd.index("-o")
             cmd[i + 1] = str(Path(tmp) / f"{key}.o")
             cmds[key] = (cmd, cwd)
-        return compile_time.measure(cmds, repeats)
+        r = compile_time.measure(cmds, repeats)
+    if "compile_asio_s" in r and "compile_asio_baseline_s" in r:
+        # (i): the Asio TU over the same TU on Boost.Asio's headers alone.
+        r["compile_asio_over_asio_baseline"] = r["compile_asio_s"] / r["compile_asio_baseline_s"]
+        r["compile_asio_minus_asio_baseline_s"] = r["compile_asio_s"] - r["compile_asio_baseline_s"]
+    return r
+
+
+# --- (i) Asio: awaited lookups (bench/bench_asio.cpp) -----------------------------
+
+class DelayServerProcess:
+    """`bench_asio serve DELAY_MS` in a process of its own: the client's thread
+    count and its callgrind instructions then hold none of the server's."""
+
+    def __init__(self, asio_bin: str, delay_ms: int) -> None:
+        self.proc = subprocess.Popen([asio_bin, "serve", str(delay_ms)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().split()
+        if len(line) != 2 or line[0] != "PORT":
+            self.close()
+            raise RuntimeError(f"{asio_bin} serve did not print its port: {line}")
+        self.url = f"http://127.0.0.1:{line[1]}"
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()  # the server ends when its stdin closes
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def __enter__(self) -> "DelayServerProcess":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def callgrind_total(cmd: list[str], out: Path) -> int:
+    run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], timeout=900)
+    m = re.search(r"^(?:summary|totals):\s+(\d+)", out.read_text(errors="replace"), re.M)
+    if not m:
+        raise RuntimeError(f"no totals in {out}")
+    return int(m.group(1))
+
+
+def measure_asio(asio_bin: str, params: dict, outdir: Path) -> dict[str, float]:
+    """(i): `async_n` awaited lookups, 64 at a time, on one io_context thread,
+    against DelayServer (its own process) answering after `batch_delay_ms`;
+    the same load on the callback form; and callgrind's instructions of one
+    awaited lookup over one by the callback form (the difference of a
+    `cg_large`- and a `cg_small`-call run of each, so start-up cancels out)."""
+    r: dict[str, float] = {}
+    n, delay = params["async_n"], params["batch_delay_ms"]
+    with DelayServerProcess(asio_bin, delay) as server:
+        r.update(bench_lines(run([asio_bin, "throughput", server.url, str(n), "64", str(delay)], timeout=600)))
+        r.update(bench_lines(run([asio_bin, "throughput-callback", server.url, str(n), "64", str(delay)],
+                                 timeout=600)))
+    small, large = params["cg_small"], params["cg_large"]
+    with DelayServerProcess(asio_bin, 0) as server:
+        per_call = {}
+        for form in ("awaited", "callback"):
+            t_small = callgrind_total([asio_bin, "calls", server.url, form, str(small)], outdir / f"asio.{form}.{small}")
+            t_large = callgrind_total([asio_bin, "calls", server.url, form, str(large)], outdir / f"asio.{form}.{large}")
+            per_call[form] = (t_large - t_small) / (large - small)
+    r["asio_awaited_instructions_per_call"] = per_call["awaited"]
+    r["asio_callback_instructions_per_call"] = per_call["callback"]
+    r["asio_instructions_over_callback"] = per_call["awaited"] / per_call["callback"]
+    return r
 
 
 # --- the report -------------------------------------------------------------------
@@ -208,6 +291,9 @@ TARGETS = {
     "hook_fraction_of_call": ("(c) under 1% of a call", "<=", 0.01),
     "compile_sdk_over_baseline": ("(f) at most 1.3", "<=", 1.3),
     "compile_http_over_baseline": ("(f) at most 0.5", "<=", 0.5),
+    "asio_fraction_of_ideal": ("(i) at least 0.9", ">=", 0.9),
+    "asio_process_threads": ("(i) the loop's + the SDK's event thread", "<=", 2.0),
+    "asio_instructions_over_callback": ("(i) at most 1.05", "<=", 1.05),
 }
 
 
@@ -279,6 +365,17 @@ ROWS = [
     ("h", "  fraction of the ideal", "async_fraction_of_ideal", "fraction"),
     ("h", "  threads the engine added", "async_engine_threads", "threads"),
     ("h", "for_each_student peak RSS, 100,000 over 1,000 perms", "stream_rss_growth_kb", "KiB"),
+    ("i", "10,000 awaited lookups (use_awaitable), 64 at a time, one io_context thread", "asio_throughput_s", "s"),
+    ("i", "  fraction of the ideal", "asio_fraction_of_ideal", "fraction"),
+    ("i", "  the process's threads (server in another process)", "asio_process_threads", "threads"),
+    ("i", "the same load on the callback form, fraction of the ideal", "asio_callback_fraction_of_ideal",
+     "fraction"),
+    ("i", "instructions per awaited lookup (use_awaitable)", "asio_awaited_instructions_per_call", "instr"),
+    ("i", "instructions per lookup, callback form", "asio_callback_instructions_per_call", "instr"),
+    ("i", "  awaited / callback", "asio_instructions_over_callback", "ratio"),
+    ("i", "compile CPU time, <studentsvc/asio.hpp> + the three calls awaited", "compile_asio_s", "s"),
+    ("i", "compile CPU time, the same TU on Boost.Asio alone (three timers)", "compile_asio_baseline_s", "s"),
+    ("i", "  Asio TU with the SDK / Boost.Asio alone", "compile_asio_over_asio_baseline", "ratio"),
     ("g", "peak RSS after 10% of the calls", "memory_peak_rss_kb_10pct", "KiB"),
     ("g", "peak RSS after 50%", "memory_peak_rss_kb_50pct", "KiB"),
     ("g", "peak RSS after 100%", "memory_peak_rss_kb_100pct", "KiB"),
@@ -358,6 +455,27 @@ def versions() -> dict[str, str]:
         "python": f"Python {platform.python_version()}, requests {req}",
         "valgrind": first_line(["valgrind", "--version"]),
     }
+
+
+# The last line of what write_docs() owns in docs/benchmarks.md: whatever
+# follows it (a section another page or engineer appends) is kept as it is.
+GENERATED_END = "<!-- end of the part bench/run_bench.py writes; what follows this line is kept -->"
+
+
+def kept_tail(md: Path) -> str:
+    """What follows the generated part of `md`: after GENERATED_END, or, in a
+    page written before that line existed, after the BENCH lines' code block."""
+    if not md.exists():
+        return ""
+    text = md.read_text()
+    if GENERATED_END in text:
+        return text.split(GENERATED_END, 1)[1].lstrip("\n")
+    head = "## BENCH lines of this run"
+    if head not in text:
+        return ""
+    after = text.split(head, 1)[1]
+    fences = [m.end() for m in re.finditer(r"^```[^\n]*$", after, re.M)]
+    return after[fences[1]:].lstrip("\n") if len(fences) >= 2 else ""
 
 
 def write_docs(r: dict[str, float], breakdown: list, md: Path, png_ok: bool, params: dict, seconds: float) -> None:
@@ -445,6 +563,13 @@ def write_docs(r: dict[str, float], breakdown: list, md: Path, png_ok: bool, par
         "  `nlohmann/json.hpp`.",
         "- **(g).** Flat means the peak RSS after 100% of the calls equals the one after",
         "  10%; the heap in use is shown as well.",
+        "- **(i).** The thread count is the client process's own: the server runs in",
+        "  another process (`studentsvc_bench_asio serve`), so the figure is the",
+        "  io_context's thread plus the SDK's one event thread. An awaited lookup adds",
+        "  to the callback form what the adapter does: the handler's allocation, the",
+        "  post to the io_context and the coroutine's resumption there. Its fraction of",
+        "  the ideal is the machine's as much as the adapter's: read it beside the",
+        "  callback form's, measured in the same window on the same server.",
         "",
         "## What each figure measures",
         "",
@@ -493,6 +618,18 @@ def write_docs(r: dict[str, float], breakdown: list, md: Path, png_ok: bool, par
         "  (`VmHWM` of `/proc/self/status`; `getrusage` would report the Python parent's,",
         "  which Linux carries over the exec) and glibc's heap in use (`mallinfo2`) after",
         "  10%, 50% and 100% of them.",
+        f"- **(i)** `<studentsvc/asio.hpp>` (`bench/bench_asio.cpp`, built when Boost is found):",
+        f"  {params['async_n']:,} `async_get_student(..., use_awaitable)` from 64 coroutines on one",
+        f"  `io_context` thread against DelayServer answering after {params['batch_delay_ms']} ms, in a process",
+        "  of its own (ideal: n / 64 × the delay); the process's most threads, sampled",
+        "  every 50 ms from `/proc/self/task`; the same load on the callback form.",
+        "  Instructions: callgrind on the client process alone (the server is another",
+        f"  process), from the difference of a {params['cg_large']}- and a {params['cg_small']}-call run of sequential",
+        "  lookups, awaited with `use_awaitable` against the callback form waited on by",
+        "  a future. Compile: the bench build's command for `bench/compile_probe_asio.cpp`",
+        "  (the SDK's Asio header, the three calls awaited) and for",
+        "  `bench/compile_probe_asio_baseline.cpp` (Boost.Asio's headers, three awaited",
+        "  timers, no SDK), minimum CPU time of the same runs as (f).",
         "",
         "## BENCH lines of this run",
         "",
@@ -500,20 +637,30 @@ def write_docs(r: dict[str, float], breakdown: list, md: Path, png_ok: bool, par
         *[f"BENCH {k}={r[k]:.6g}" for k in sorted(r)],
         "```",
         "",
+        GENERATED_END,
+        "",
     ]
-    md.write_text("\n".join(lines))
+    tail = kept_tail(md)
+    md.write_text("\n".join(lines) + tail)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="studentsvc_bench")
+    ap.add_argument("--bin", help="studentsvc_bench (required but with --asio-only)")
     ap.add_argument("--build-dir", required=True, help="the bench build directory (compile_commands.json)")
-    ap.add_argument("--url", required=True, help="base URL of the nginx server, http://127.0.0.1:PORT")
+    ap.add_argument("--url", help="base URL of the nginx server, http://127.0.0.1:PORT (required but with --asio-only)")
+    ap.add_argument("--asio-bin", help="studentsvc_bench_asio, for section (i) (absent without Boost)")
+    ap.add_argument("--asio-only", action="store_true",
+                    help="only section (i), the Asio figures (no nginx needed); docs/ left alone")
     ap.add_argument("--tls-url", help="the same server over HTTPS + HTTP/2, https://127.0.0.1:PORT")
     ap.add_argument("--ca", help="the CA that signed the HTTPS server's certificate")
     ap.add_argument("--quick", action="store_true", help="fewer iterations (to check the script)")
     ap.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md and .png")
     args = ap.parse_args()
+    if args.asio_only and not args.asio_bin:
+        ap.error("--asio-only needs --asio-bin")
+    if not args.asio_only and (not args.bin or not args.url):
+        ap.error("--bin and --url are required (but with --asio-only)")
     started = time.monotonic()
     q = args.quick
     p = {
@@ -529,6 +676,18 @@ def main() -> int:
     }
     b, url = args.bin, args.url
     r: dict[str, float] = {}
+    if args.asio_only:
+        log(f"(i) {p['async_n']} awaited lookups at {p['batch_delay_ms']} ms, 64 in flight; instructions; compile")
+        with tempfile.TemporaryDirectory() as tmp:
+            r.update(measure_asio(args.asio_bin, p, Path(tmp)))
+        r.update(measure_compile(Path(args.build_dir), p["compile_reps"], only={"asio", "asio_baseline"}))
+        print("\n".join(plain_table(r)))
+        for k in sorted(r):
+            print(f"BENCH {k}={r[k]:.6g}")
+        missed = [k for k in TARGETS if k in r and verdict(k, r[k]) != "met"]
+        if missed:
+            log("targets missed: " + ", ".join(missed))
+        return 0
     p["body_bytes"] = len(run([b, "body"], timeout=30).encode())
 
     log(f"(a) SDK vs raw libcurl: {p['seq_rounds']} rounds x {p['seq_calls']} calls")
@@ -595,6 +754,13 @@ def main() -> int:
         r[f"stream_{n}_s"] = s["stream_s"]
     r["stream_rss_growth_kb"] = (r[f"stream_{p['stream_large']}_peak_rss_kb"]
                                  - r[f"stream_{p['stream_small']}_peak_rss_kb"])
+
+    if args.asio_bin:
+        log(f"(i) {p['async_n']} awaited lookups (Asio) at {p['batch_delay_ms']} ms, 64 in flight; instructions")
+        with tempfile.TemporaryDirectory() as tmp:
+            r.update(measure_asio(args.asio_bin, p, Path(tmp)))
+    else:
+        log("(i) no studentsvc_bench_asio (built only when Boost is found): the Asio figures are left out")
 
     elapsed = time.monotonic() - started
     print()

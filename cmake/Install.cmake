@@ -10,7 +10,8 @@
 # CMake and pkg-config files go under share/ (as nlohmann_json does); both
 # locations are cache variables for packagers (vcpkg's port moves the CMake
 # files to share/studentsvc). Compiled mode (STUDENTSVC_HEADER_ONLY=OFF) adds
-# the library under lib/.
+# the library under lib/, and so does the compiled studentsvc::testing
+# (STUDENTSVC_TESTING_COMPILED, with cpp-httplib; the vcpkg port turns it off).
 include(CMakePackageConfigHelpers)
 
 set(STUDENTSVC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_DATADIR}/cmake/studentsvc"
@@ -39,9 +40,10 @@ install(EXPORT studentsvcTargets
 
 # studentsvc::testing, in an export set of its own: the config file includes it
 # only once it has found cpp-httplib, so a consumer without cpp-httplib gets no
-# half-usable target. It is exported even when this build did not find
-# cpp-httplib (it compiles nothing, so a package built without cpp-httplib still
-# serves an app that has it).
+# half-usable target. Built (STUDENTSVC_TESTING_COMPILED, the default) it is
+# the static library of MockServer's bodies, under lib/ as libstudentsvc_testing.a.
+# Without cpp-httplib in this build it is exported header-only (it compiles
+# nothing, so a package built without cpp-httplib still serves an app that has it).
 if(TARGET studentsvc_testing)
   set(_studentsvc_testing_target studentsvc_testing)
 else()
@@ -51,23 +53,25 @@ else()
     studentsvc $<INSTALL_INTERFACE:studentsvc::httplib_dependency>)
   set(_studentsvc_testing_target studentsvc_testing_install)
 endif()
-install(TARGETS ${_studentsvc_testing_target} EXPORT studentsvcTestingTargets)
+install(TARGETS ${_studentsvc_testing_target} EXPORT studentsvcTestingTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(EXPORT studentsvcTestingTargets
         NAMESPACE studentsvc::
         DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
+get_target_property(_studentsvc_testing_type ${_studentsvc_testing_target} TYPE)
 unset(_studentsvc_testing_target)
 
-# studentsvcConfig.cmake and studentsvcConfigVersion.cmake. SameMajorVersion:
-# find_package(studentsvc 1.2) accepts 1.2.0 and any later 1.x, never 2.x.
-# While the major version is 0 a minor release may break the API (Semantic
-# Versioning 2.0.0, item 4): pin 0.y with `find_package(studentsvc 0.1 EXACT)`
-# or a lock file if that matters to you (CHANGELOG.md lists every change).
+# studentsvcConfig.cmake and studentsvcConfigVersion.cmake. SameMinorVersion:
+# while the major version is 0 a minor release may break the API (Semantic
+# Versioning 2.0.0, item 4), so find_package(studentsvc 0.3) accepts 0.3.0 and
+# any later 0.3.x, never 0.2 or 0.4 (CONTRIBUTING.md; at 1.0, SameMajorVersion).
+# Pin one release with `find_package(studentsvc 0.3.0 EXACT)`.
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/studentsvcConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/studentsvcConfig.cmake"
   INSTALL_DESTINATION "${STUDENTSVC_INSTALL_CMAKEDIR}")
-# A compiled package is for one architecture: the version file checks it.
-if(STUDENTSVC_HEADER_ONLY)
+# A compiled package (the SDK or studentsvc::testing) is for one architecture: the version file checks it.
+if(STUDENTSVC_HEADER_ONLY AND _studentsvc_testing_type STREQUAL "INTERFACE_LIBRARY")
   set(_studentsvc_arch ARCH_INDEPENDENT)
 else()
   set(_studentsvc_arch "")
@@ -75,9 +79,10 @@ endif()
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/studentsvcConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}"
-  COMPATIBILITY SameMajorVersion
+  COMPATIBILITY SameMinorVersion
   ${_studentsvc_arch})
 unset(_studentsvc_arch)
+unset(_studentsvc_testing_type)
 install(FILES
   "${PROJECT_BINARY_DIR}/studentsvcConfig.cmake"
   "${PROJECT_BINARY_DIR}/studentsvcConfigVersion.cmake"

@@ -9,21 +9,30 @@
 #                                    (STUDENTSVC_HEADER_ONLY=0): no build, no nginx, docs/ left alone;
 #                                    ends with one `BENCH compile figure=...` line per figure
 #                                    (the three calls header-only, the same compiled, the
-#                                    umbrella's own cost), each over <nlohmann/json.hpp> + <curl/curl.h>
+#                                    umbrella's own cost), each over <nlohmann/json.hpp> + <curl/curl.h>,
+#                                    and one for a test TU starting a MockServer with the compiled
+#                                    studentsvc::testing over the same TU header-only (goal <= 1/3)
+#   bash scripts/bench.sh --asio-only      only (i), issue 37's Asio figures: builds just
+#                                    studentsvc_bench_asio in the bench preset's directory, no nginx,
+#                                    docs/ left alone (bench/run_bench.py --asio-only)
 #
 # Installs its tools (install-deps.sh --bench), builds the `bench` preset,
 # starts nginx on 127.0.0.1 on a free port from a config in a temporary
 # directory (nothing under /etc or /var is used), runs bench/run_bench.py, and
 # always stops nginx. Prints a table and one `BENCH name=value` line per figure.
+# Then scripts/bench-roster-sync.sh: roster-sync's throughput and peak RSS, and
+# scripts/bench-portal.sh: the student portal's latency and threads under load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 run_args=()
+asio_only=0
 for arg in "$@"; do
   case "$arg" in
     --quick | --no-docs) run_args+=("$arg") ;;
     --compile-only) exec python3 bench/compile_time.py ;;
+    --asio-only) asio_only=1 ;;
     *) echo "bench.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -32,11 +41,27 @@ done
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 
 bash scripts/install-deps.sh --bench
+build_dir="$repo/build/bench"
+asio_bin="$build_dir/bench/studentsvc_bench_asio"
+
+if [ "$asio_only" = 1 ]; then
+  # Issue 37's figures alone: configure the preset, build the one program it needs
+  # (the compile probes' commands come from compile_commands.json).
+  cmake --preset bench
+  cmake --build "$build_dir" --target studentsvc_bench_asio
+  exec python3 bench/run_bench.py --build-dir "$build_dir" --asio-bin "$asio_bin" --asio-only "${run_args[@]}"
+fi
+
 cmake --workflow --preset bench
 
-build_dir="$repo/build/bench"
 bench_bin="$build_dir/bench/studentsvc_bench"
 [ -x "$bench_bin" ] || { echo "bench.sh: $bench_bin was not built" >&2; exit 1; }
+asio_args=()
+if [ -x "$asio_bin" ]; then
+  asio_args=(--asio-bin "$asio_bin")
+else
+  echo "bench.sh: $asio_bin not built (no Boost): the Asio figures (i) are left out"
+fi
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 # nginx: prefix, config, pid and logs in a temporary directory.
@@ -89,4 +114,15 @@ done
 echo "bench.sh: nginx (pid $nginx_pid) on $url"
 
 python3 bench/run_bench.py --bin "$bench_bin" --build-dir "$build_dir" --url "$url" \
-  --tls-url "https://127.0.0.1:$tls_port" --ca "$tmp/ca.crt" "${run_args[@]}"
+  --tls-url "https://127.0.0.1:$tls_port" --ca "$tmp/ca.crt" "${asio_args[@]}" "${run_args[@]}"
+# Issue 38: roster-sync into SQLite and PostgreSQL (its own servers: DelayServer, a PostgreSQL).
+roster_args=()
+for arg in "${run_args[@]}"; do [ "$arg" = --quick ] && roster_args+=(--quick); done
+# Issue 38: the student portal under 200 concurrent page views, in front of
+# `studentsvc mock` (and of a stand-in service): p50, p99, threads.
+if cmake --build "$build_dir" --target help | grep -qE '^student-portal(:|$)'; then
+  bash scripts/bench-portal.sh "$build_dir" "${roster_args[@]}"
+else
+  echo "bench.sh: student-portal not in $build_dir (no Boost): the portal's figures are left out"
+fi
+bash scripts/bench-roster-sync.sh "$build_dir" "${roster_args[@]}"

@@ -53,6 +53,7 @@ echo "== packaging: the README's install command (tests and examples off)"
 install_build=build/ci-install
 rm -rf "$install_build"
 cmake -S . -B "$install_build" -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build "$install_build" >/dev/null  # the compiled studentsvc::testing, where cpp-httplib is found
 cmake --install "$install_build" --prefix "$install_build/prefix" >/dev/null
 for f in include/studentsvc/studentsvc.hpp share/cmake/studentsvc/studentsvcConfig.cmake \
          share/cmake/studentsvc/studentsvcConfigVersion.cmake share/pkgconfig/studentsvc.pc; do

@@ -41,6 +41,8 @@
 #             configured and generated on its own (cmake -B build/ci-options/<name>)
 #             with CMAKE_LINK_LIBRARIES_ONLY_TARGETS: no test or example may link
 #             a target the option left out. STUDENTSVC_JOBS configures at a time.
+#             And CMAKE_DISABLE_FIND_PACKAGE_Boost=ON: studentsvc::asio absent,
+#             said in one line, and no Asio test, benchmark or portal generated.
 #
 #   scripts/check-user-builds.sh                 release, default and no-curl, in that order
 #   scripts/check-user-builds.sh no-curl default
@@ -107,6 +109,25 @@ configure_option() {
     return 1
   fi
   echo "-- configured with -D$option"
+  if [ "$option" = CMAKE_DISABLE_FIND_PACKAGE_Boost=ON ]; then check_no_boost "build/ci-options/${option%%=*}" \
+      "build/ci-options-${option%%=*}.log"; fi
+}
+
+# Without Boost: no studentsvc::asio and nothing that links it (asio_test, the
+# portal, the Asio benchmark), said in one line; the core target still configures.
+# asio_standalone_test stays where libasio-dev is: standalone Asio needs no Boost.
+check_no_boost() {
+  local dir=$1 log=$2 message="studentsvc: Boost 1.81 not found: no studentsvc::asio"
+  if [ "$(grep -c "$message" "$log")" != 1 ]; then
+    cat "$log" >&2
+    echo "check-user-builds.sh: without Boost, configure must say once: $message" >&2
+    return 1
+  fi
+  if grep -qE "(^|[^_[:alnum:]])asio_test|studentsvc_bench_asio|student-portal:" "$dir/build.ninja" "$dir/Makefile" 2>/dev/null; then
+    echo "check-user-builds.sh: without Boost, $dir still builds an Asio target" >&2
+    return 1
+  fi
+  echo "-- without Boost: no studentsvc::asio, one line: $(grep "$message" "$log" | sed 's/^-- //')"
 }
 
 run_options() {
@@ -120,7 +141,8 @@ run_options() {
                 STUDENTSVC_BUILD_E2E_TESTS=OFF STUDENTSVC_BUILD_DOCS=OFF STUDENTSVC_INSTALL=OFF \
                 STUDENTSVC_BUILD_TESTING=OFF STUDENTSVC_WERROR=ON \
                 STUDENTSVC_HEADER_ONLY=OFF STUDENTSVC_WITH_CURL=OFF STUDENTSVC_BUILD_BENCHMARKS=ON \
-                STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF STUDENTSVC_BUILD_HEADER_CHECKS=OFF; do
+                STUDENTSVC_PROGRAMS_LINK_COMPILED=OFF STUDENTSVC_BUILD_HEADER_CHECKS=OFF \
+                CMAKE_DISABLE_FIND_PACKAGE_Boost=ON; do
     if [ ${#pids[@]} -ge "$CMAKE_BUILD_PARALLEL_LEVEL" ]; then
       wait "${pids[0]}" || failed=1
       pids=("${pids[@]:1}")

@@ -30,9 +30,12 @@
 #               configures and generates (two at a time)
 #   release     what a user builds, `cmake -B build/ci-release -DCMAKE_BUILD_TYPE=Release`
 #               with nothing beside it, without a warning (scripts/check-user-builds.sh),
+#   apps        (in the background) scripts/check-apps.sh build/ci-release: the SDK and
+#               the tool installed to a prefix, each examples/<app>/ with a CMakeLists.txt
+#               copied alone out of the clone, built against that prefix, its ctest run
 #   background  waits for what ran in the background: the ASan, TSan, no-curl
 #               and clang suites (each from the end of its build), and the
-#               packaging, demo and options stages, while the next stages built
+#               packaging, demo, options and apps stages, while the next stages built
 #               (the builds under nice); prints their logs, fails if one failed
 #   and last the whole suite in that Release build (the consumer projects
 #   included: each builds its app with no build type), so the run ends with
@@ -165,6 +168,7 @@ begin clang
 end
 begin options;    in_background options bash scripts/check-user-builds.sh options; end
 begin release;    nice bash scripts/check-user-builds.sh release; end
+begin apps;       in_background apps nice bash scripts/check-apps.sh build/ci-release; end
 begin background; join_background;                           end
 count_children_cpu
 echo "BENCH ci-total-before-suite seconds=$((SECONDS - run_start)) cpu=$children_cpu"

@@ -44,6 +44,7 @@ vcpkg_cmake_configure(
     -DSTUDENTSVC_BUILD_DOCS=OFF
     -DSTUDENTSVC_BUILD_BENCHMARKS=OFF
     -DSTUDENTSVC_BUILD_FUZZERS=OFF
+    -DSTUDENTSVC_TESTING_COMPILED=OFF  # header-only port: studentsvc::testing without its library
     -DSTUDENTSVC_INSTALL_CMAKEDIR=share/studentsvc
     -DSTUDENTSVC_INSTALL_PKGCONFIGDIR=share/pkgconfig
 )

@@ -35,7 +35,8 @@ enum class LogLevel { trace, debug, info, warning, error, off };
 /// attempt and timing; never a credential, a JWT, a URL path with a perm, or a
 /// student field. Header values appear only for allow-listed names.
 ///
-/// The sink is called from whichever thread made the call; it must be thread-safe.
+/// The sink is called on the thread of a blocking call, and on the SDK's event
+/// thread for asynchronous calls and batches: it must be thread-safe.
 struct Logger {
   LogLevel level = LogLevel::off;  ///< Lines below this level are dropped; `off` drops all.
   std::function<void(LogLevel, std::string_view)> sink;  ///< Receives each line; empty: logging is off.

@@ -7,18 +7,17 @@
 #   scripts/check-apps.sh [SDK_BUILD_DIR]
 #
 # SDK_BUILD_DIR: a configured and built tree of this repository to install
-# from (CI passes build/ci-release, built by the release stage); without it,
+# from (CI passes build/release, built by the release preset); without it,
 # build/ci-apps/sdk is configured (tests and examples off) and the tool built.
 # Then, for each app:
 #   1. the folder is checked for paths out of it and repository-only helpers
 #      (STUDENTSVC_SDK_FOR_PROGRAMS, studentsvc_add_example, tests/support);
 #   2. it is copied alone (without build*/ directories) into a fresh
 #      directory under ${TMPDIR:-/tmp}, outside the clone;
-#   3. configured there with CMAKE_PREFIX_PATH=<prefix> only and
-#      -D<APP>_REQUIRE_ALL_TESTS=ON (e.g. STUDENT_PORTAL_REQUIRE_ALL_TESTS: a
-#      program its tests need that is missing fails the configure instead of
-#      leaving tests out), built, and its ctest run (--no-tests=error: an app
-#      must bring tests);
+#   3. its `ci` workflow preset (the app's CMakePresets.json) run there, with
+#      CMAKE_PREFIX_PATH=<prefix> only: configured with <APP>_REQUIRE_ALL_TESTS=ON
+#      (a program its tests need that is missing fails the configure instead of
+#      leaving tests out), built, and its tests run (an app must bring tests);
 #   4. what its tests leave in a directory named `artifacts` anywhere in its
 #      build tree (the portal's screenshots: <build>/tests/artifacts/) is kept
 #      in build/ci-apps/artifacts/<app>/, whether the tests passed or not; the
@@ -33,7 +32,7 @@ out=build/ci-apps
 prefix="$repo/$out/prefix"
 mkdir -p "$out"
 generator=()
-if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); export CMAKE_GENERATOR=Ninja; fi
 
 sdk_build=${1:-}
 if [ -z "$sdk_build" ]; then
@@ -67,12 +66,8 @@ for app in "${apps[@]}"; do
   case "$copy" in "$repo"/*) echo "check-apps.sh: $copy is inside the clone" >&2; exit 1 ;; esac
   (cd "$src" && tar --exclude='./build*' -cf - .) | (mkdir -p "$copy/$app" && cd "$copy/$app" && tar -xf -)
   log="$repo/$out/$app.log"
-  # student-portal -> STUDENT_PORTAL_REQUIRE_ALL_TESTS: in CI every test must be registered.
-  require_all="$(printf '%s' "$app" | tr 'a-z-' 'A-Z_')_REQUIRE_ALL_TESTS"
-  if cmake -S "$copy/$app" -B "$copy/build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
-       "-D$require_all=ON" >"$log" 2>&1 &&
-     cmake --build "$copy/build" >>"$log" 2>&1 &&
-     ctest --test-dir "$copy/build" --output-on-failure --no-tests=error -j "$CMAKE_BUILD_PARALLEL_LEVEL" >>"$log" 2>&1; then
+  if (cd "$copy/$app" && CMAKE_PREFIX_PATH="$prefix" CTEST_PARALLEL_LEVEL="$CMAKE_BUILD_PARALLEL_LEVEL" \
+        cmake --workflow --preset ci) >"$log" 2>&1; then
     result=passed
   else
     result=FAILED
@@ -84,7 +79,7 @@ for app in "${apps[@]}"; do
   while IFS= read -r -d '' dir; do
     mkdir -p "$kept"
     cp -r "$dir/." "$kept/"
-  done < <(find "$copy/build" -type d -name artifacts -print0 2>/dev/null)
+  done < <(find "$copy/$app/build" -type d -name artifacts -print0 2>/dev/null)
   if [ -d "$kept" ]; then
     echo "apps: $app's test artifacts ($(find "$kept" -type f | wc -l) files) kept in $repo/$kept"
   fi

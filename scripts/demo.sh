@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's demo command: installs what is missing, builds the studentsvc
-# tool, and runs it against the bundled mock server (in the same process).
+# The README's first command: installs what is missing, builds the studentsvc
+# tool (the demo workflow preset, which also checks its answers) and runs it on
+# its mock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

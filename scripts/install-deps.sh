@@ -2,7 +2,7 @@
 # Installs what studentsvc needs on Debian 12 (bookworm), skipping what is
 # already there. Run as root (or with sudo available).
 #   scripts/install-deps.sh            build, tests and demo
-#   scripts/install-deps.sh --ci       plus what each stage of scripts/test.sh needs: clang-16 and
+#   scripts/install-deps.sh --ci       plus what each preset scripts/test.sh runs needs: clang-16 and
 #                                      libc++ (second compiler, fuzzing), doxygen, python3
 #   scripts/install-deps.sh --bench    plus the benchmark's tools
 set -euo pipefail

@@ -1,6 +1,6 @@
 // Thread safety and connection reuse: one Client shared by 8 threads making
 // 500 calls each against MockServer on 127.0.0.1. Labelled `concurrency`, so
-// scripts/check-sanitizers.sh runs it under ThreadSanitizer.
+// the tsan preset runs it under ThreadSanitizer.
 //
 // Catch2's assertion macros are not thread-safe: worker threads only count
 // outcomes; the main thread asserts.

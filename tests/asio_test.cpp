@@ -50,18 +50,13 @@ using studentsvc::Result;
 using studentsvc::StudentExtended;
 using studentsvc::test::eventually;
 using studentsvc::test::RawServer;
-using studentsvc::test::this_thread_name;
+using studentsvc::test::event_thread_name;
+using studentsvc::test::here;
+using studentsvc::test::Resumption;
 using studentsvc::testing::MockServer;
 
 namespace {
 
-constexpr const char* event_thread_name = "studentsvc-curl";  // CurlEventLoop::thread_name
-
-struct Resumption {
-  std::thread::id thread;
-  std::string thread_name;
-};
-Resumption here() { return {std::this_thread::get_id(), this_thread_name()}; }
 
 // A server that reads each request and never answers it (until stopped).
 struct HoldingServer {

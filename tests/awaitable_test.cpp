@@ -45,19 +45,13 @@ using studentsvc::test::EventLoop;
 using studentsvc::test::eventually;
 using studentsvc::test::RawServer;
 using studentsvc::test::Task;
-using studentsvc::test::this_thread_name;
+using studentsvc::test::event_thread_name;
+using studentsvc::test::here;
+using studentsvc::test::Resumption;
 using studentsvc::testing::MockServer;
 
 namespace {
 
-constexpr const char* event_thread_name = "studentsvc-curl";  // CurlEventLoop::thread_name
-
-// Where a coroutine found itself after a co_await.
-struct Resumption {
-  std::thread::id thread;
-  std::string thread_name;
-};
-Resumption here() { return {std::this_thread::get_id(), this_thread_name()}; }
 
 // True when the peer of `fd` has closed the connection (without reading anything).
 bool peer_closed(int fd) {

@@ -98,12 +98,22 @@ class RethrowingTask {
   std::coroutine_handle<promise_type> handle_;
 };
 
+/// CurlTransport's event thread's name (CurlEventLoop::thread_name).
+inline constexpr const char* event_thread_name = "studentsvc-curl";
+
 /// The name of the calling thread ("studentsvc-curl" on CurlTransport's event thread).
 [[nodiscard]] inline std::string this_thread_name() {
   char name[32] = {};
   pthread_getname_np(pthread_self(), name, sizeof name);
   return name;
 }
+
+/// Where a coroutine or a handler found itself when it ran.
+struct Resumption {
+  std::thread::id thread;
+  std::string thread_name;
+};
+[[nodiscard]] inline Resumption here() { return {std::this_thread::get_id(), this_thread_name()}; }
 
 /// One thread that runs what is posted to it, in order: coroutine handles
 /// (resume_via's post) and functions.

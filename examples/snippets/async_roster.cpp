@@ -9,7 +9,6 @@
 #include <future>
 #include <iostream>
 #include <ranges>
-#include <stop_token>
 #include <string>
 
 #include <studentsvc/studentsvc.hpp>
@@ -35,7 +34,7 @@ bool future_and_completion(const studentsvc::Client& client) {
 
 bool roster(const studentsvc::Client& client, const std::string& path) {
   std::ifstream file(path);  // one perm per line, read as the batch goes
-  std::stop_source stop;     // stop.request_stop() from any thread ends the batch
+  studentsvc::StopSource stop;  // std::stop_source; stop.request_stop() from any thread ends the batch
   studentsvc::StreamOptions options;
   options.max_concurrency = 32;
   options.stop = stop.get_token();

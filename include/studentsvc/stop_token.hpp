@@ -6,8 +6,9 @@
 /// library) a token that never stops, and STUDENTSVC_HAS_STOP_TOKEN is 0.
 ///
 /// The only file that reads STUDENTSVC_HAS_STOP_TOKEN: the SDK passes a
-/// StopToken everywhere, and uses detail::StopSource and detail::StopCallback
-/// (std::stop_source and std::stop_callback, or stand-ins) where it stops one.
+/// StopToken everywhere, and uses StopSource and detail::StopCallback
+/// (std::stop_source and std::stop_callback, or stand-ins) where it stops one;
+/// a program that makes its own tokens uses StopSource too.
 
 #include <atomic>
 #include <version>
@@ -29,8 +30,10 @@ namespace studentsvc {
 /// token work as they are.
 using StopToken = std::stop_token;
 
-namespace detail {
+/// @brief What makes StopTokens: `std::stop_source`.
 using StopSource = std::stop_source;
+
+namespace detail {
 template <class Callback>
 using StopCallback = std::stop_callback<Callback>;
 }  // namespace detail
@@ -45,19 +48,22 @@ class StopToken {
   [[nodiscard]] static constexpr bool stop_possible() noexcept { return false; }
 };
 
-namespace detail {
-/// Stand-in for `std::stop_source`: request_stop() sets its own flag, but the
-/// tokens it hands out never stop.
+/// @brief Stand-in for `std::stop_source`: request_stop() sets its own flag,
+/// but the tokens it hands out never stop.
 class StopSource {
  public:
+  /// @brief A token that never stops.
   [[nodiscard]] static StopToken get_token() noexcept { return {}; }
+  /// @brief True once request_stop() was called.
   [[nodiscard]] bool stop_requested() const noexcept { return stopped_.load(std::memory_order_relaxed); }
+  /// @brief Sets the flag; true the first time.
   bool request_stop() noexcept { return !stopped_.exchange(true, std::memory_order_relaxed); }
 
  private:
   std::atomic<bool> stopped_{false};
 };
 
+namespace detail {
 /// Stand-in for `std::stop_callback`: its token never stops, so it never runs.
 template <class Callback>
 class StopCallback {

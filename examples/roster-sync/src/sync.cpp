@@ -356,15 +356,11 @@ int run_sync(const SyncSettings& settings, const studentsvc::Client& client, Dat
   Writer writer(settings, db, run_id, counts, checkpoint);
   bool breaker_open = false;
   std::optional<studentsvc::ApiError> refused;  // 401: the credentials are wrong
-#if STUDENTSVC_HAS_STOP_TOKEN
-  std::stop_source stop;
-#endif
+  studentsvc::StopSource stop;
   studentsvc::StreamOptions stream;
   stream.max_concurrency = settings.concurrency;
   stream.fail_fast = true;
-#if STUDENTSVC_HAS_STOP_TOKEN
   stream.stop = stop.get_token();
-#endif
   const auto batch = client.for_each_student(
       pending,
       [&](std::size_t index, std::string_view perm, studentsvc::Result<studentsvc::StudentExtended> result) {
@@ -379,9 +375,7 @@ int run_sync(const SyncSettings& settings, const studentsvc::Client& client, Dat
               // The service is down: stop sending, leave the rest to --resume.
               breaker_open = true;
               o.kind = Outcome::Kind::not_done;
-#if STUDENTSVC_HAS_STOP_TOKEN
               stop.request_stop();
-#endif
               break;
             case studentsvc::ErrorKind::cancelled: o.kind = Outcome::Kind::not_done; break;
             case studentsvc::ErrorKind::unauthorized:
@@ -397,9 +391,7 @@ int run_sync(const SyncSettings& settings, const studentsvc::Client& client, Dat
           }
         }
         if (!writer.push(std::move(o))) {
-#if STUDENTSVC_HAS_STOP_TOKEN
           stop.request_stop();
-#endif
         }
       },
       stream);

@@ -36,24 +36,14 @@ class BatchStop {
   /// Thread-safe: the signal watcher calls it.
   void request() noexcept {
     requested_.store(true);
-#if STUDENTSVC_HAS_STOP_TOKEN
     source_.request_stop();
-#endif
   }
   [[nodiscard]] bool requested() const noexcept { return requested_.load(); }
-  [[nodiscard]] studentsvc::StopToken token() const noexcept {
-#if STUDENTSVC_HAS_STOP_TOKEN
-    return source_.get_token();
-#else
-    return {};
-#endif
-  }
+  [[nodiscard]] studentsvc::StopToken token() const noexcept { return source_.get_token(); }
 
  private:
   std::atomic<bool> requested_{false};
-#if STUDENTSVC_HAS_STOP_TOKEN
-  std::stop_source source_;
-#endif
+  studentsvc::StopSource source_;
 };
 
 /// Looks up `perms` (any input range of strings, read lazily) through

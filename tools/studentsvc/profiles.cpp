@@ -120,7 +120,8 @@ std::expected<Profile, std::string> load_profile(const std::string& path, const 
       profile.values[s->second] = std::move(*secret);
     } else if (key == "allow_insecure_loopback") {
       if (!value.is_boolean()) return std::unexpected(where + key + " must be true or false");
-      profile.values["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"] = value.get<bool>() ? "1" : "0";
+      // One character, assigned as one: GCC 12's -O3 -Wrestrict misreads the const char* form.
+      profile.values["STUDENTSVC_ALLOW_INSECURE_LOOPBACK"].assign(1, value.get<bool>() ? '1' : '0');
     } else if (key == "api_key" || key == "svc_api_key" || key == "password" || key == "client_key_password") {
       return std::unexpected(where + key + ": secrets go in files (" + key + "_file), not in the config");
     } else {

@@ -48,7 +48,8 @@ std::string progress_line(const BatchCounts& c, std::chrono::steady_clock::durat
   }
   const double fraction = c.total == 0 ? 1.0 : static_cast<double>(c.done) / static_cast<double>(c.total);
   const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(width));
-  std::string out = "[" + std::string(filled, '#') + std::string(width - filled, '-') + "] ";
+  std::string out = "[";  // appended piece by piece: GCC 12's -O3 -Wrestrict misreads "[" + std::string
+  out.append(filled, '#').append(width - filled, '-').append("] ");
   out += std::to_string(c.done) + "/" + std::to_string(c.total) + "  ";
   out += std::to_string(static_cast<int>(fraction * 100.0)) + "%  ";
   const double rate = seconds > 0.0 ? static_cast<double>(c.done) / seconds : 0.0;

@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --workflow --preset demo
 echo "\$ studentsvc --mock get 1234567"
-./build/dev/tools/studentsvc/studentsvc --mock get 1234567
+./build/release/tools/studentsvc/studentsvc --mock get 1234567
 echo "\$ studentsvc --mock --format table current"
-./build/dev/tools/studentsvc/studentsvc --mock --format table current
+./build/release/tools/studentsvc/studentsvc --mock --format table current

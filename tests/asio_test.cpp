@@ -33,6 +33,7 @@ namespace net = ::boost::asio;
 #include <studentsvc/studentsvc.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/cancelled_attempts.hpp"
 #include "support/coro_task.hpp"
 #include "support/log_capture.hpp"
 #include "support/loopback.hpp"
@@ -48,6 +49,7 @@ using studentsvc::ErrorKind;
 using studentsvc::RawResponse;
 using studentsvc::Result;
 using studentsvc::StudentExtended;
+using studentsvc::test::CancelledAttempts;
 using studentsvc::test::eventually;
 using studentsvc::test::RawServer;
 using studentsvc::test::event_thread_name;
@@ -64,18 +66,6 @@ struct HoldingServer {
     (void)server.next_request(fd);
     server.sleep_unless_stopped(60s);
   }};
-};
-
-// Counts the attempts that ended as `cancelled` (ClientOptions::instrumentation).
-class CancelledAttempts final : public studentsvc::Instrumentation {
- public:
-  void on_attempt(const studentsvc::AttemptEvent& event) override {
-    if (event.phase == studentsvc::AttemptPhase::end && event.error == ErrorKind::cancelled) cancelled_.fetch_add(1);
-  }
-  [[nodiscard]] int cancelled() const { return cancelled_.load(); }
-
- private:
-  std::atomic<int> cancelled_{0};
 };
 
 // True when every result is an error of this kind.

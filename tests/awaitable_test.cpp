@@ -26,6 +26,7 @@
 #include <studentsvc/testing/fake_transport.hpp>
 #include <studentsvc/testing/mock_server.hpp>
 
+#include "support/cancelled_attempts.hpp"
 #include "support/coro_task.hpp"
 #include "support/log_capture.hpp"
 #include "support/loopback.hpp"
@@ -41,6 +42,7 @@ using studentsvc::ErrorKind;
 using studentsvc::RawResponse;
 using studentsvc::Result;
 using studentsvc::StudentExtended;
+using studentsvc::test::CancelledAttempts;
 using studentsvc::test::EventLoop;
 using studentsvc::test::eventually;
 using studentsvc::test::RawServer;
@@ -74,18 +76,6 @@ struct HoldingServer {
       }
     }
   }};
-};
-
-// Counts the attempts that ended as `cancelled` (ClientOptions::instrumentation).
-class CancelledAttempts final : public studentsvc::Instrumentation {
- public:
-  void on_attempt(const studentsvc::AttemptEvent& event) override {
-    if (event.phase == studentsvc::AttemptPhase::end && event.error == ErrorKind::cancelled) cancelled_.fetch_add(1);
-  }
-  [[nodiscard]] int cancelled() const { return cancelled_.load(); }
-
- private:
-  std::atomic<int> cancelled_{0};
 };
 
 // A Transport whose send_async completes at once on another thread, to race a

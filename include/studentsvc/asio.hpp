@@ -151,6 +151,34 @@ class RegistryService final : public net::execution_context::service {
   std::shared_ptr<Registry> registry_ = std::make_shared<Registry>();
 };
 
+/// The registry of one execution context (a client's), looked up once:
+/// use_service locks the context's services and searches them on each call.
+class KnownRegistry {
+ public:
+  KnownRegistry() = default;
+  template <class Executor>
+  explicit KnownRegistry(const Executor& executor) {
+    if constexpr (net::can_query<const Executor&, net::execution::context_t>::value) {
+      try {
+        net::execution_context& context = net::query(executor, net::execution::context);
+        registry_ = net::use_service<RegistryService>(context).registry();
+        context_ = &context;
+      } catch (...) {  // an empty executor: each operation looks its context up, as Asio's own would
+      }
+    }
+  }
+  /// `context`'s registry. The one held is used only while it is open: a
+  /// closed one's context has shut down, and another may live at its address.
+  [[nodiscard]] std::shared_ptr<Registry> of(net::execution_context& context) const {
+    if (&context == context_ && registry_ && !registry_->closed()) return registry_;
+    return net::use_service<RegistryService>(context).registry();
+  }
+
+ private:
+  net::execution_context* context_ = nullptr;
+  std::shared_ptr<Registry> registry_;
+};
+
 /// One pending operation: the handler, the work it keeps on the handler's
 /// executor (so that io_context::run does not return before it), and the stop
 /// of the SDK's call, requested by the handler's cancellation slot.
@@ -167,20 +195,20 @@ class Pending final : public Registry::Op, public std::enable_shared_from_this<P
 
   [[nodiscard]] std::shared_ptr<Registry::Op> lock_self() noexcept override { return this->weak_from_this().lock(); }
 
-  /// Joins the context's registry and the handler's cancellation slot;
-  /// `Filter` says which cancellation types stop the call.
+  /// Joins the context's registry (`known`'s, when it is that context's) and
+  /// the handler's cancellation slot; `Filter` says which cancellation types
+  /// stop the call.
   template <class Filter>
-  void watch(const HandlerExecutor& executor) {
+  void watch(const HandlerExecutor& executor, const KnownRegistry& known) {
     if constexpr (net::can_query<const HandlerExecutor&, net::execution::context_t>::value) {
-      net::execution_context& context = net::query(executor, net::execution::context);
-      registry_ = net::use_service<RegistryService>(context).registry();
+      registry_ = known.of(net::query(executor, net::execution::context));
       registry_->add(*this);
     }  // else an executor of no context (standalone Asio's use_future): nothing to outlive
     auto slot = net::get_associated_cancellation_slot(*handler_);
     if (slot.is_connected()) {
-      net::cancellation_state state(slot, Filter{}, Filter{});
-      state.slot().assign([weak = this->weak_from_this()](net::cancellation_type type) {
-        if (type == net::cancellation_type::none) return;
+      // Filtered here, as Asio's own operations do: a cancellation_state would allocate a second slot.
+      slot.assign([weak = this->weak_from_this()](net::cancellation_type type) {
+        if (Filter{}(type) == net::cancellation_type::none) return;
         if (auto op = weak.lock()) op->stop_.request_stop();
       });
     }
@@ -315,12 +343,12 @@ class BatchThreads {
 
 /// Starts one operation: `start(done, stop)` starts the SDK's call.
 template <class Value, class Filter, class Handler, class Executor, class Start>
-void start_operation(Handler&& handler, const Executor& client_executor, Start&& start) {
+void start_operation(Handler&& handler, const Executor& client_executor, const KnownRegistry& known, Start&& start) {
   using H = std::decay_t<Handler>;
   auto executor = net::get_associated_executor(handler, client_executor);
   using E = decltype(executor);
   auto op = std::make_shared<Pending<Value, H, E>>(std::forward<Handler>(handler), executor);
-  op->template watch<Filter>(executor);
+  op->template watch<Filter>(executor, known);
   start([op](Value&& value) { op->complete(std::move(value)); }, op->stop_token());
 }
 
@@ -351,7 +379,8 @@ class basic_client {
   using executor_type = Executor;
 
   /// @brief Wraps `client`; completions are posted to `executor` (or the handler's own).
-  basic_client(Executor executor, Client client) : executor_(std::move(executor)), client_(std::move(client)) {}
+  basic_client(Executor executor, Client client)
+      : executor_(std::move(executor)), registry_(executor_), client_(std::move(client)) {}
 
   /// @brief The client's executor.
   [[nodiscard]] executor_type get_executor() const noexcept { return executor_; }
@@ -423,7 +452,7 @@ class basic_client {
     template <class Handler>
     void operator()(Handler&& handler, Kind kind, const std::string& key, const CallOptions& call) const {
       detail::asio_ops::start_operation<Lookup, AllLookupCancellation>(
-          std::forward<Handler>(handler), self->executor_,
+          std::forward<Handler>(handler), self->executor_, self->registry_,
           [&](Completion<StudentExtended> done, const StopToken& stop) {
             if (kind == Kind::current_student) {
               self->client_.current_student_async(key, std::move(done), call, stop);
@@ -438,7 +467,7 @@ class basic_client {
     template <class Handler>
     void operator()(Handler&& handler, const ConversationRequest& request) const {
       detail::asio_ops::start_operation<Result<RawResponse>, NonIdempotentCancellation>(
-          std::forward<Handler>(handler), self->executor_,
+          std::forward<Handler>(handler), self->executor_, self->registry_,
           [&](Completion<RawResponse> done, const StopToken& stop) {
             self->client_.conversation_async(request, std::move(done), stop);
           });
@@ -449,7 +478,7 @@ class basic_client {
     template <class Handler>
     void operator()(Handler&& handler, std::vector<std::string> perms, const BatchOptions& batch) const {
       detail::asio_ops::start_operation<std::vector<Lookup>, AllLookupCancellation>(
-          std::forward<Handler>(handler), self->executor_, [&](auto done, const StopToken& stop) {
+          std::forward<Handler>(handler), self->executor_, self->registry_, [&](auto done, const StopToken& stop) {
             auto run = std::make_shared<detail::asio_ops::BatchThreads::Run>(batch.stop, stop);
             const std::size_t count = perms.size();
             auto body = [client = self->client_, perms = std::move(perms), options = BatchOptions(batch),
@@ -471,6 +500,7 @@ class basic_client {
   }
 
   Executor executor_;
+  detail::asio_ops::KnownRegistry registry_;  ///< executor_'s context's
   Client client_;
   // Declared last: the last copy stops and joins its batches before its Client goes.
   std::shared_ptr<detail::asio_ops::BatchThreads> batches_ = std::make_shared<detail::asio_ops::BatchThreads>();

@@ -61,17 +61,16 @@ join_background() {
 }
 
 timed deps bash scripts/install-deps.sh --ci
-# The order puts the longest suites (ASan) first, and each build beside the
-# previous preset's tests, which mostly wait on sockets and servers.
+# Release first: the demo runs on its tree (nothing new to build) and the apps,
+# copied out against its install, beside the next builds, as each preset's
+# tests beside the build after it: they mostly wait on sockets and servers.
+timed release-build build release
+timed demo bash scripts/demo.sh
+in_background apps nice bash scripts/check-apps.sh build/release
 for preset in asan tsan packaging fuzz no-curl clang-libcxx; do
   timed "$preset-build" build "$preset"
   in_background "$preset" ctest --preset "$preset"
 done
-timed release-build build release
-# The demo configures and builds the release tree again (nothing new), then
-# runs the tool: before the apps install from that tree.
-timed demo bash scripts/demo.sh
-in_background apps nice bash scripts/check-apps.sh build/release
 timed background join_background
 echo "BENCH ci-total-before-suite seconds=$SECONDS"
 echo "===== the Release suite"

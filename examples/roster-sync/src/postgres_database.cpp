@@ -31,6 +31,9 @@ class Params {
   void add(std::string_view v) { values_.emplace_back(std::string(v)); }
   void add(const std::string& v) { values_.emplace_back(v); }
   void add(std::optional<std::string> v) { values_.push_back(std::move(v)); }
+  void add(std::optional<std::string_view> v) {
+    values_.push_back(v ? std::optional<std::string>(*v) : std::nullopt);
+  }
   void add(std::int64_t v) { values_.emplace_back(std::to_string(v)); }
   [[nodiscard]] int size() const { return static_cast<int>(values_.size()); }
   [[nodiscard]] std::vector<const char*> pointers() const {
@@ -151,16 +154,8 @@ class PostgresDatabase final : public Database {
     std::string data;
     for (const auto& row : rows) {
       for (const auto& field : studentsvc::student_fields) {
-        studentsvc::with_student_field(field, row.student, [&](const auto& value) {
-          using Value = std::remove_cvref_t<decltype(value)>;
-          if constexpr (std::is_same_v<Value, std::string>) {
-            append_copy_field(data, std::string_view(value));
-          } else if constexpr (std::is_same_v<Value, std::optional<std::string>>) {
-            append_copy_field(data, value);
-          } else {
-            append_copy_field(data, value ? std::optional<std::string>(*value ? "t" : "f") : std::nullopt);
-          }
-        });
+        studentsvc::with_student_field(field, row.student,
+                                       [&](const auto& value) { append_copy_field(data, field_text(value)); });
         data += '\t';
       }
       append_copy_field(data, std::string_view(row.record_hash));
@@ -247,6 +242,19 @@ class PostgresDatabase final : public Database {
     return out + "}";
   }
 
+  // A record field as PostgreSQL reads it (nfr: "true" or "false"), or nullopt for NULL:
+  // the statement's parameter, or COPY's field.
+  template <class Value>
+  static std::optional<std::string_view> field_text(const Value& value) {
+    if constexpr (std::is_same_v<Value, std::string>) {
+      return std::string_view(value);
+    } else if constexpr (std::is_same_v<Value, std::optional<std::string>>) {
+      return value ? std::optional<std::string_view>(*value) : std::nullopt;
+    } else {
+      return value ? std::optional<std::string_view>(*value ? "true" : "false") : std::nullopt;
+    }
+  }
+
   // One field of COPY's text format: \N for NULL, and its four special characters escaped.
   static void append_copy_field(std::string& out, std::string_view value) {
     for (const char c : value) {
@@ -259,9 +267,9 @@ class PostgresDatabase final : public Database {
       }
     }
   }
-  static void append_copy_field(std::string& out, const std::optional<std::string>& value) {
+  static void append_copy_field(std::string& out, std::optional<std::string_view> value) {
     if (value) {
-      append_copy_field(out, std::string_view(*value));
+      append_copy_field(out, *value);
     } else {
       out += "\\N";
     }
@@ -307,16 +315,7 @@ class PostgresDatabase final : public Database {
                                std::string_view hash, std::string_view now) {
     Params p;
     for (const auto& field : studentsvc::student_fields) {
-      studentsvc::with_student_field(field, student, [&](const auto& value) {
-        using Value = std::remove_cvref_t<decltype(value)>;
-        if constexpr (std::is_same_v<Value, std::string>) {
-          p.add(std::string_view(value));
-        } else if constexpr (std::is_same_v<Value, std::optional<std::string>>) {
-          p.add(value);
-        } else {
-          p.add(value ? std::optional<std::string>(*value ? "true" : "false") : std::nullopt);
-        }
-      });
+      studentsvc::with_student_field(field, student, [&](const auto& value) { p.add(field_text(value)); });
     }
     p.add(hash);
     p.add(now);

@@ -17,7 +17,8 @@
 #   3. its `ci` workflow preset (the app's CMakePresets.json) run there, with
 #      CMAKE_PREFIX_PATH=<prefix> only: configured with <APP>_REQUIRE_ALL_TESTS=ON
 #      (a program its tests need that is missing fails the configure instead of
-#      leaving tests out), built, and its tests run (an app must bring tests);
+#      leaving tests out), built in Release as the app's default preset is
+#      (a compiler warning fails it), and its tests run (an app must bring tests);
 #   4. what its tests leave in a directory named `artifacts` anywhere in its
 #      build tree (the portal's screenshots: <build>/tests/artifacts/) is kept
 #      in build/ci-apps/artifacts/<app>/, whether the tests passed or not; the
@@ -70,6 +71,12 @@ for app in "${apps[@]}"; do
         cmake --workflow --preset ci) >"$log" 2>&1; then
     result=passed
   else
+    result=FAILED
+    failed+=("$app")
+  fi
+  # Release, as a team builds it: a compiler warning fails, as in test.sh's presets.
+  if [ "$result" = passed ] && grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$log" >&2; then
+    echo "check-apps.sh: $app's build warns (above)" >&2
     result=FAILED
     failed+=("$app")
   fi

@@ -174,6 +174,40 @@ TEST_CASE(ASIO_TEST_PREFIX "use_future and deferred", "[asio]") {
   }
 }
 
+TEST_CASE(ASIO_TEST_PREFIX "per-call options reach the call, a deferred one's after the caller's copy is gone",
+          "[asio]") {
+  MockServer mock;
+  IoThread io;
+  studentsvc::asio::client client(io.io.get_executor(), Client(mock.client_options()));
+  const auto deferred_lookup = [&] {
+    studentsvc::CallOptions call;  // gone when this returns, before the operation starts
+    call.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    return client.async_get_student("1234567", call, net::experimental::deferred);
+  };
+  auto op = deferred_lookup();
+  std::promise<Result<StudentExtended>> done;
+  std::move(op)([&](Result<StudentExtended> r) { done.set_value(std::move(r)); });
+  CHECK(done.get_future().get().has_value());
+  REQUIRE(mock.request_count() == 1);
+  CHECK(mock.last_request().header("traceparent") == "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+
+  SECTION("get_student: svc-user-jwt of another student is sent, and the lookup refused") {
+    studentsvc::CallOptions call;
+    call.user_jwt = "mock-jwt-avery";
+    const auto r = client.async_get_student("1234567", call, net::use_future).get();
+    CHECK(mock.last_request().header("svc-user-jwt") == "mock-jwt-avery");
+    REQUIRE_FALSE(r.has_value());
+  }
+  SECTION("current_student: an invalid traceparent is refused, nothing sent") {
+    studentsvc::CallOptions call;
+    call.traceparent = "not-a-traceparent";
+    const auto r = client.async_current_student("mock-jwt-avery", call, net::use_future).get();
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ErrorKind::invalid_argument);
+    CHECK(mock.request_count() == 1);
+  }
+}
+
 TEST_CASE(ASIO_TEST_PREFIX "per-operation cancellation stops the call", "[asio][stop]") {
   HoldingServer holding;
   net::io_context io;

@@ -183,8 +183,13 @@ class KnownRegistry {
 /// One pending operation: the handler, the work it keeps on the handler's
 /// executor (so that io_context::run does not return before it), and the stop
 /// of the SDK's call, requested by the handler's cancellation slot.
+///
+/// The operation owns itself (`keep_alive_`) from its start until the SDK's
+/// completion, which takes that ownership into the posted function: the SDK
+/// holds a plain pointer, which its std::function stores without allocating.
 template <class Value, class Handler, class HandlerExecutor>
-class Pending final : public Registry::Op, public std::enable_shared_from_this<Pending<Value, Handler, HandlerExecutor>> {
+class Pending final : public Registry::Op,
+                      public std::enable_shared_from_this<Pending<Value, Handler, HandlerExecutor>> {
  public:
   Pending(Handler handler, const HandlerExecutor& executor)
       : handler_(std::move(handler)), work_(net::make_work_guard(executor)) {}
@@ -215,26 +220,26 @@ class Pending final : public Registry::Op, public std::enable_shared_from_this<P
     }
   }
 
+  /// Owns itself until complete(): called once, before the SDK's call starts.
+  void keep_alive() { keep_alive_ = this->shared_from_this(); }
+
   [[nodiscard]] StopToken stop_token() const noexcept { return stop_.get_token(); }
 
   /// The SDK's completion (any thread, or inside the initiating call): posts
-  /// the handler to its executor, unless that context is gone. The value
-  /// waits here, not in the posted function, which Asio moves around.
+  /// the handler's run to its executor, unless that context is gone. The
+  /// value and the handler wait here, not in the posted function, which Asio
+  /// moves around.
   void complete(Value&& value) {
+    // Held to the end: once posted, the handler's run may end the last other owner at any time.
+    const auto self = std::move(keep_alive_);
     {
       const std::lock_guard lock(mutex_);
-      if (!handler_ || (registry_ && registry_->closed())) return;
+      if (!handler_ || posted_ || (registry_ && registry_->closed())) return;
       value_.emplace(std::move(value));
-      auto executor = work_->get_executor();
+      posted_ = true;
       // Posted while locked: a shutdown of the context waits for the lock, so the post
-      // reaches a live scheduler, which then runs or destroys it.
-      net::post(executor, [self = this->shared_from_this(), handler = std::move(*handler_),
-                           work = std::move(*work_)]() mutable {
-        net::get_associated_cancellation_slot(handler).clear();
-        std::move(handler)(std::move(*self->value_));
-      });
-      handler_.reset();
-      work_.reset();
+      // reaches a live scheduler, which then runs it or destroys it (and with it, this).
+      net::post(work_->get_executor(), [op = self] { op->run_handler(); });
     }
     if (registry_) {
       registry_->remove(*this);
@@ -243,13 +248,14 @@ class Pending final : public Registry::Op, public std::enable_shared_from_this<P
   }
 
   /// The context is shutting down: the handler is destroyed unrun, and the
-  /// SDK's call is stopped (nobody is left to take its result).
+  /// SDK's call is stopped (nobody is left to take its result). A posted
+  /// handler is the scheduler's to run or destroy.
   void context_gone() noexcept override {
     std::optional<Handler> handler;  // destroyed unlocked: it may own a Client whose closing completes calls
     std::optional<net::executor_work_guard<HandlerExecutor>> work;
     {
       const std::lock_guard lock(mutex_);
-      if (!handler_) return;
+      if (!handler_ || posted_) return;
       handler.emplace(std::move(*handler_));
       work.emplace(std::move(*work_));
       handler_.reset();
@@ -259,10 +265,19 @@ class Pending final : public Registry::Op, public std::enable_shared_from_this<P
   }
 
  private:
+  // The posted function, on the handler's executor. Once posted, nothing else touches the handler or the work.
+  void run_handler() {
+    net::get_associated_cancellation_slot(*handler_).clear();
+    work_.reset();  // this handler runs inside the executor's own run: it cannot return meanwhile
+    std::move(*handler_)(std::move(*value_));
+  }
+
   std::mutex mutex_;
   std::optional<Handler> handler_;
   std::optional<net::executor_work_guard<HandlerExecutor>> work_;
   std::optional<Value> value_;  ///< set once, by complete(), before the handler is posted
+  bool posted_ = false;
+  std::shared_ptr<Pending> keep_alive_;
   std::shared_ptr<Registry> registry_;
   StopSource stop_;  ///< requested by the slot or the context's shutdown only: no token to follow
 };
@@ -350,7 +365,10 @@ void start_operation(Handler&& handler, const Executor& client_executor, const K
   using E = decltype(executor);
   auto op = std::make_shared<Pending<Value, H, E>>(std::forward<Handler>(handler), executor);
   op->template watch<Filter>(executor, known);
-  start([op](Value&& value) { op->complete(std::move(value)); }, op->stop_token());
+  op->keep_alive();
+  // A plain pointer: the SDK calls its completion exactly once, which ends the keep_alive. Should the
+  // call's start throw, the operation is kept (leaked): the SDK may hold the completion still.
+  start([raw = op.get()](Value&& value) { raw->complete(std::move(value)); }, op->stop_token());
 }
 
 }  // namespace studentsvc::detail::asio_ops
@@ -392,26 +410,28 @@ class basic_client {
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
     requires(!std::is_convertible_v<Token, const CallOptions&>)
   auto async_get_student(std::string_view perm, Token&& token = Token{}) {
-    return async_get_student(perm, CallOptions{}, std::forward<Token>(token));
+    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, Kind::get_student,
+                                                                       std::string(perm), SharedCallOptions{});
   }
   /// @brief get_student() with per-call options, as an Asio operation.
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
   auto async_get_student(std::string_view perm, const CallOptions& call, Token&& token = Token{}) {
-    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, Kind::get_student,
-                                                                       std::string(perm), call);
+    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(
+        Initiate{this}, token, Kind::get_student, std::string(perm), std::make_shared<const CallOptions>(call));
   }
 
   /// @brief current_student(), as an Asio operation: `void(Result<StudentExtended>)`.
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
     requires(!std::is_convertible_v<Token, const CallOptions&>)
   auto async_current_student(std::string_view user_jwt, Token&& token = Token{}) {
-    return async_current_student(user_jwt, CallOptions{}, std::forward<Token>(token));
+    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, Kind::current_student,
+                                                                       std::string(user_jwt), SharedCallOptions{});
   }
   /// @brief current_student() with per-call options, as an Asio operation.
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
   auto async_current_student(std::string_view user_jwt, const CallOptions& call, Token&& token = Token{}) {
-    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, Kind::current_student,
-                                                                       std::string(user_jwt), call);
+    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(
+        Initiate{this}, token, Kind::current_student, std::string(user_jwt), std::make_shared<const CallOptions>(call));
   }
 
   /// @brief conversation(), as an Asio operation: `void(Result<RawResponse>)`.
@@ -448,17 +468,22 @@ class basic_client {
   using NonIdempotentCancellation = detail::asio_ops::net::enable_partial_cancellation;
 
   // As Asio's own I/O objects: an operation (a deferred one too) starts while its basic_client lives.
+  // A lookup's CallOptions travel by pointer, null for none: its arguments are copied into
+  // use_awaitable's coroutine frame, which Asio recycles only while under about 1 KB.
+  using SharedCallOptions = std::shared_ptr<const CallOptions>;
   struct Initiate {
     const basic_client* self;
     template <class Handler>
-    void operator()(Handler&& handler, Kind kind, const std::string& key, const CallOptions& call) const {
+    void operator()(Handler&& handler, Kind kind, const std::string& key, const SharedCallOptions& call) const {
+      static const CallOptions none;
+      const CallOptions& options = call ? *call : none;
       detail::asio_ops::start_operation<Lookup, AllLookupCancellation>(
           std::forward<Handler>(handler), self->executor_, self->registry_,
           [&](Completion<StudentExtended> done, const StopToken& stop) {
             if (kind == Kind::current_student) {
-              self->client_.current_student_async(key, std::move(done), call, stop);
+              self->client_.current_student_async(key, std::move(done), options, stop);
             } else {
-              self->client_.get_student_async(key, std::move(done), call, stop);
+              self->client_.get_student_async(key, std::move(done), options, stop);
             }
           });
     }

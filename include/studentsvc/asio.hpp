@@ -234,9 +234,8 @@ class Pending final : public Registry::Op,
     const auto self = std::move(keep_alive_);
     {
       const std::lock_guard lock(mutex_);
-      if (!handler_ || posted_ || (registry_ && registry_->closed())) return;
+      if (!handler_ || value_.has_value() || (registry_ && registry_->closed())) return;
       value_.emplace(std::move(value));
-      posted_ = true;
       // Posted while locked: a shutdown of the context waits for the lock, so the post
       // reaches a live scheduler, which then runs it or destroys it (and with it, this).
       net::post(work_->get_executor(), [op = self] { op->run_handler(); });
@@ -255,7 +254,7 @@ class Pending final : public Registry::Op,
     std::optional<net::executor_work_guard<HandlerExecutor>> work;
     {
       const std::lock_guard lock(mutex_);
-      if (!handler_ || posted_) return;
+      if (!handler_ || value_.has_value()) return;  // posted
       handler.emplace(std::move(*handler_));
       work.emplace(std::move(*work_));
       handler_.reset();
@@ -275,8 +274,8 @@ class Pending final : public Registry::Op,
   std::mutex mutex_;
   std::optional<Handler> handler_;
   std::optional<net::executor_work_guard<HandlerExecutor>> work_;
-  std::optional<Value> value_;  ///< set once, by complete(), before the handler is posted
-  bool posted_ = false;
+  /// Set once, by complete(), as the handler is posted: from then on the handler and the work are the posted run's.
+  std::optional<Value> value_;
   std::shared_ptr<Pending> keep_alive_;
   std::shared_ptr<Registry> registry_;
   StopSource stop_;  ///< requested by the slot or the context's shutdown only: no token to follow
@@ -410,28 +409,25 @@ class basic_client {
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
     requires(!std::is_convertible_v<Token, const CallOptions&>)
   auto async_get_student(std::string_view perm, Token&& token = Token{}) {
-    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, Kind::get_student,
-                                                                       std::string(perm), SharedCallOptions{});
+    return async_lookup(Kind::get_student, perm, nullptr, std::forward<Token>(token));
   }
   /// @brief get_student() with per-call options, as an Asio operation.
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
   auto async_get_student(std::string_view perm, const CallOptions& call, Token&& token = Token{}) {
-    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(
-        Initiate{this}, token, Kind::get_student, std::string(perm), std::make_shared<const CallOptions>(call));
+    return async_lookup(Kind::get_student, perm, std::make_shared<const CallOptions>(call), std::forward<Token>(token));
   }
 
   /// @brief current_student(), as an Asio operation: `void(Result<StudentExtended>)`.
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
     requires(!std::is_convertible_v<Token, const CallOptions&>)
   auto async_current_student(std::string_view user_jwt, Token&& token = Token{}) {
-    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, Kind::current_student,
-                                                                       std::string(user_jwt), SharedCallOptions{});
+    return async_lookup(Kind::current_student, user_jwt, nullptr, std::forward<Token>(token));
   }
   /// @brief current_student() with per-call options, as an Asio operation.
   template <class Token = detail::asio_ops::net::default_completion_token_t<Executor>>
   auto async_current_student(std::string_view user_jwt, const CallOptions& call, Token&& token = Token{}) {
-    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(
-        Initiate{this}, token, Kind::current_student, std::string(user_jwt), std::make_shared<const CallOptions>(call));
+    return async_lookup(Kind::current_student, user_jwt, std::make_shared<const CallOptions>(call),
+                        std::forward<Token>(token));
   }
 
   /// @brief conversation(), as an Asio operation: `void(Result<RawResponse>)`.
@@ -471,6 +467,11 @@ class basic_client {
   // A lookup's CallOptions travel by pointer, null for none: its arguments are copied into
   // use_awaitable's coroutine frame, which Asio recycles only while under about 1 KB.
   using SharedCallOptions = std::shared_ptr<const CallOptions>;
+  template <class Token>
+  auto async_lookup(Kind kind, std::string_view key, SharedCallOptions call, Token&& token) {
+    return detail::asio_ops::net::async_initiate<Token, void(Lookup)>(Initiate{this}, token, kind, std::string(key),
+                                                                       std::move(call));
+  }
   struct Initiate {
     const basic_client* self;
     template <class Handler>

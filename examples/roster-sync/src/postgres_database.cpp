@@ -30,7 +30,6 @@ class Params {
  public:
   void add(std::string_view v) { values_.emplace_back(std::string(v)); }
   void add(const std::string& v) { values_.emplace_back(v); }
-  void add(std::optional<std::string> v) { values_.push_back(std::move(v)); }
   void add(std::optional<std::string_view> v) {
     values_.push_back(v ? std::optional<std::string>(*v) : std::nullopt);
   }
@@ -222,15 +221,11 @@ class PostgresDatabase final : public Database {
     return p;
   }
 
-  // `{"a","b",NULL}`: each element quoted, `"` and `\` escaped; std::nullopt is NULL.
-  static void append_element(std::string& out, const std::optional<std::string>& v) {
+  // `{"a","b"}`: each element quoted, `"` and `\` escaped.
+  static void append_element(std::string& out, std::string_view v) {
     if (out.size() > 1) out += ',';
-    if (!v) {
-      out += "NULL";
-      return;
-    }
     out += '"';
-    for (const char c : *v) {
+    for (const char c : v) {
       if (c == '"' || c == '\\') out += '\\';
       out += c;
     }

@@ -8,7 +8,8 @@
 #
 # SDK_BUILD_DIR: a configured and built tree of this repository to install
 # from (CI passes build/release, built by the release preset); without it,
-# build/ci-apps/sdk is configured (tests and examples off) and the tool built.
+# build/ci-apps/sdk is configured (tests and examples off) and built whole:
+# its install needs the SDK, studentsvc::testing and the tool.
 # Then, for each app:
 #   1. the folder is checked for paths out of it and repository-only helpers
 #      (STUDENTSVC_SDK_FOR_PROGRAMS, studentsvc_add_example, tests/support);
@@ -40,7 +41,7 @@ if [ -z "$sdk_build" ]; then
   sdk_build=$out/sdk
   cmake -S . -B "$sdk_build" "${generator[@]}" -DSTUDENTSVC_BUILD_TESTING=OFF -DSTUDENTSVC_BUILD_EXAMPLES=OFF \
     -DSTUDENTSVC_BUILD_DOCS=OFF >/dev/null
-  cmake --build "$sdk_build" --target studentsvc_cli
+  cmake --build "$sdk_build"
 fi
 echo "== apps: the SDK and the tool from $sdk_build, installed into $prefix"
 rm -rf "$prefix"
